@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds whisper.cpp's `whisper-cli` from the source bundled in the npm package nodejs-whisper
+# (a dependency of packages/media, used only for its source: no other network access needed).
+#
+# Output: <repo>/.hark/whisper/bin/whisper-cli (build tree in <repo>/.hark/whisper/build).
+# Idempotent: a stamp file records the source version and cmake flags; when the binary exists
+# and the stamp matches, it exits at once.
+#
+# Environment:
+#   GGML_CUDA=1            build with CUDA (-DGGML_CUDA=ON), for the CUDA worker image.
+#   WHISPER_CMAKE_FLAGS    extra cmake flags, e.g. "-DGGML_NATIVE=OFF" for a portable binary
+#                          (the default build targets the CPU it is built on).
+#   WHISPER_BUILD_JOBS     parallel jobs (default: nproc).
+set -euo pipefail
+
+fail() { echo "build-whisper: $*" >&2; exit 1; }
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$REPO/.hark/whisper"
+BUILD="$OUT/build"
+BIN="$OUT/bin/whisper-cli"
+STAMP="$OUT/bin/whisper-cli.stamp"
+
+command -v node >/dev/null || fail "node not found"
+PKG_DIR="$(node -p "require('path').dirname(require.resolve('nodejs-whisper/package.json', { paths: [process.argv[1]] }))" "$REPO/packages/media" 2>/dev/null)" \
+  || fail "nodejs-whisper is not installed; run 'pnpm install' at the repo root first"
+SRC="$PKG_DIR/cpp/whisper.cpp"
+[[ -f "$SRC/CMakeLists.txt" ]] || fail "whisper.cpp source not found at $SRC"
+
+PKG_VERSION="$(node -p "require(process.argv[1]).version" "$PKG_DIR/package.json")"
+CPP_VERSION="$(sed -n 's/^project("whisper.cpp" VERSION \([0-9.]*\)).*/\1/p' "$SRC/CMakeLists.txt")"
+
+CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_TESTS=OFF)
+if [[ "${GGML_CUDA:-0}" == "1" ]]; then CMAKE_FLAGS+=(-DGGML_CUDA=ON); fi
+# Word splitting of the extra flags is intended.
+# shellcheck disable=SC2206
+CMAKE_FLAGS+=(${WHISPER_CMAKE_FLAGS:-})
+
+STAMP_TEXT="nodejs-whisper@$PKG_VERSION whisper.cpp@$CPP_VERSION flags: ${CMAKE_FLAGS[*]}"
+exit_if_up_to_date() {
+  if [[ -x "$BIN" && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_TEXT" ]]; then
+    echo "build-whisper: up to date ($BIN, $STAMP_TEXT)"
+    exit 0
+  fi
+}
+exit_if_up_to_date
+
+command -v cmake >/dev/null || fail "cmake not found; install it (e.g. apt-get install cmake)"
+command -v c++ >/dev/null || command -v g++ >/dev/null || fail "no C++ compiler (g++) found; install build-essential"
+command -v make >/dev/null || command -v ninja >/dev/null || fail "neither make nor ninja found"
+
+mkdir -p "$OUT/bin"
+# Two callers (say, test runs started together) must not build into one tree at once.
+exec 9>"$OUT/.build.lock"
+if command -v flock >/dev/null; then flock 9; fi
+exit_if_up_to_date
+
+# A cache made from another source path (the pnpm store path changes with the version) makes
+# cmake refuse to configure; start that tree afresh.
+if [[ -f "$BUILD/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$SRC" "$BUILD/CMakeCache.txt"; then
+  rm -rf "$BUILD"
+fi
+
+echo "build-whisper: building whisper-cli ($STAMP_TEXT)"
+start=$SECONDS
+cmake -S "$SRC" -B "$BUILD" "${CMAKE_FLAGS[@]}"
+cmake --build "$BUILD" --config Release --target whisper-cli -j"${WHISPER_BUILD_JOBS:-$(nproc)}"
+
+[[ -x "$BUILD/bin/whisper-cli" ]] || fail "build finished but $BUILD/bin/whisper-cli is missing"
+# Copy then rename so a reader never sees a half-written binary.
+cp "$BUILD/bin/whisper-cli" "$BIN.tmp"
+mv -f "$BIN.tmp" "$BIN"
+printf '%s' "$STAMP_TEXT" > "$STAMP"
+echo "build-whisper: built $BIN in $((SECONDS - start)) s"
