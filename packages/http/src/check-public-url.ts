@@ -1,0 +1,79 @@
+import { lookup } from 'node:dns/promises';
+import { assertAllowedTarget } from './guard';
+import { isPublicAddress } from './public-address';
+
+/** Why a URL was refused; the API maps any of them to `webhook_url_invalid`. */
+export type UrlRefusal =
+  | 'invalid_url'
+  | 'unsupported_scheme'
+  | 'credentials_not_allowed'
+  | 'non_public_address'
+  | 'dns_failed';
+
+export type UrlCheckResult = { ok: true } | { ok: false; reason: UrlRefusal };
+
+export interface CheckPublicUrlOptions {
+  /** Skip the address checks (and DNS) entirely: operator setting `ALLOW_PRIVATE_URLS`. Default `false`. */
+  allowPrivate?: boolean;
+  /** Resolves a host name to all its addresses. Default: `dns.lookup` with `all: true`. */
+  resolve?: (hostname: string) => Promise<string[]>;
+  /** Longest wait for DNS before refusing with `dns_failed`, in ms. Default 5 000. */
+  dnsTimeoutMs?: number;
+}
+
+const defaultResolve = async (hostname: string): Promise<string[]> =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * Create-time validation of a caller-supplied URL (`webhookUrl`). Only http and https, no
+ * credentials, and every address the host resolves to must be public (an IP literal is checked
+ * without DNS). This is an early, friendly refusal only: DNS can change before the request is sent,
+ * so the guarded client checks again at connect time.
+ *
+ * Credentials (`https://user:pass@host/`) are refused: the URL is echoed back in transcripts and
+ * delivery records, so a password in it would be shown and stored in plain text.
+ *
+ * A name that does not resolve is refused (`dns_failed`); callers that would rather accept it
+ * and let delivery fail can treat that reason as success.
+ */
+export async function checkPublicUrl(url: string, options: CheckPublicUrlOptions = {}): Promise<UrlCheckResult> {
+  const { allowPrivate = false, resolve = defaultResolve, dnsTimeoutMs = 5_000 } = options;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'invalid_url' };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'unsupported_scheme' };
+  if (parsed.hostname === '') return { ok: false, reason: 'invalid_url' };
+  if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: 'credentials_not_allowed' };
+  if (allowPrivate) return { ok: true };
+
+  try {
+    assertAllowedTarget(parsed); // IP literals, no DNS
+  } catch {
+    return { ok: false, reason: 'non_public_address' };
+  }
+  if (parsed.hostname.startsWith('[') || isPublicAddress(parsed.hostname)) return { ok: true };
+
+  let addresses: string[];
+  try {
+    addresses = await withTimeout(resolve(parsed.hostname), dnsTimeoutMs);
+  } catch {
+    return { ok: false, reason: 'dns_failed' };
+  }
+  if (addresses.length === 0) return { ok: false, reason: 'dns_failed' };
+  return addresses.every(isPublicAddress) ? { ok: true } : { ok: false, reason: 'non_public_address' };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

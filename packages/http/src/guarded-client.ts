@@ -1,0 +1,65 @@
+import http from 'node:http';
+import https from 'node:https';
+import got, { type Got, type NormalizedOptions, type Options } from 'got';
+import { assertAllowedTarget, createGuardedLookup } from './guard';
+
+export interface GuardedClientOptions {
+  /**
+   * Turns the public-address guard off (operator setting `ALLOW_PRIVATE_URLS`), for local
+   * development and tests against loopback servers. Default `false`.
+   */
+  allowPrivate?: boolean;
+  /** Whole-request time-out, from start to the last byte of the body, in ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Follow 3xx answers; each hop is re-checked by the guard. Default `true`. */
+  followRedirects?: boolean;
+  /** Most redirects followed before failing with `too_many_redirects`. Default 5. */
+  maxRedirects?: number;
+  /** `User-Agent` header. Default `Hark/1`. */
+  userAgent?: string;
+}
+
+/** A got instance made by {@link createGuardedClient}. */
+export type GuardedClient = Got;
+
+function targetOf(options: NormalizedOptions): URL {
+  const { url } = options;
+  if (url instanceof URL) return url;
+  return new URL(String(url));
+}
+
+/**
+ * A got instance for URLs that callers supply (audio URLs, webhook URLs). With the guard on:
+ * - every connection goes through a DNS lookup that refuses non-public answers, at connect time,
+ *   so DNS rebinding between validation and connection cannot reach the internal network;
+ * - IP-literal hosts and the scheme are checked before each request and on every redirect.
+ *
+ * It never retries (callers own retries: BullMQ for downloads, the webhook schedule for sends)
+ * and has its own agents, so it never reuses a socket that an unguarded client opened.
+ */
+export function createGuardedClient(options: GuardedClientOptions = {}): GuardedClient {
+  const {
+    allowPrivate = false,
+    timeoutMs = 30_000,
+    followRedirects = true,
+    maxRedirects = 5,
+    userAgent = 'Hark/1',
+  } = options;
+  const guard = (opts: NormalizedOptions): void => assertAllowedTarget(targetOf(opts));
+
+  return got.extend({
+    agent: { http: new http.Agent(), https: new https.Agent() },
+    timeout: { request: timeoutMs },
+    retry: { limit: 0 },
+    followRedirect: followRedirects,
+    maxRedirects,
+    headers: { 'user-agent': userAgent },
+    ...(allowPrivate
+      ? {}
+      : {
+          // got's type for dnsLookup is cacheable-lookup's; ours has net.connect's signature.
+          dnsLookup: createGuardedLookup() as unknown as Options['dnsLookup'],
+          hooks: { beforeRequest: [guard], beforeRedirect: [guard] },
+        }),
+  });
+}
