@@ -1,0 +1,51 @@
+import {
+  DEFAULT_OTHER_ROUTE_LIMIT,
+  DEFAULT_RATE_LIMITS,
+  type Env,
+  type CommonConfig,
+  type RateLimitRule,
+  commonConfig,
+  int,
+  optStr,
+  str,
+} from '@hark/core';
+
+export interface ApiConfig extends CommonConfig {
+  port: number;
+  host: string;
+  /** Public base URL printed by the bring-up and used in links. */
+  baseUrl: string;
+  rateLimits: readonly RateLimitRule[];
+  otherRouteLimit: { max: number; windowSeconds: number };
+  /** Largest JSON/form body on create (bytes). */
+  maxJsonBodyBytes: number;
+  /** Time a graceful shutdown waits for in-flight requests. */
+  shutdownGraceMs: number;
+  /** Milliseconds an authenticated key stays cached in-process (0 = always ask Postgres). */
+  authCacheMs: number;
+  dbPoolSize: number;
+}
+
+/** Parses the API's configuration once at boot. Throws ConfigError naming the bad variable. */
+export function loadApiConfig(env: Env = process.env): ApiConfig {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST', '0.0.0.0');
+  const envName: Record<string, string> = {
+    'POST /v1/transcripts': 'HARK_RATE_LIMIT_TRANSCRIPTS',
+    'POST /v1/uploads': 'HARK_RATE_LIMIT_UPLOADS',
+    'PUT /v1/uploads/{id}': 'HARK_RATE_LIMIT_CHUNKS',
+  };
+  const rateLimits = DEFAULT_RATE_LIMITS.map((r) => ({ ...r, max: int(env, envName[r.endpoint] ?? '', r.max, 1) }));
+  return {
+    ...commonConfig(env),
+    port,
+    host,
+    baseUrl: optStr(env, 'HARK_BASE_URL') ?? `http://127.0.0.1:${port}`,
+    rateLimits,
+    otherRouteLimit: { ...DEFAULT_OTHER_ROUTE_LIMIT, max: int(env, 'HARK_RATE_LIMIT_OTHER', DEFAULT_OTHER_ROUTE_LIMIT.max, 1) },
+    maxJsonBodyBytes: int(env, 'HARK_MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
+    shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
+    authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 0, 0),
+    dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 1),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Db } from '@hark/db';
+import type { Redis } from 'ioredis';
+import type { ApiConfig } from './config';
+import type { Logger } from './logger';
+
+/** Everything the API's modules need, passed in so tests can build an app on real services. */
+export interface ApiDeps {
+  config: ApiConfig;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+}
+
+export interface AuthContext {
+  accountId: string;
+  apiKeyId: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      id: string;
+      log: Logger;
+      auth?: AuthContext;
+    }
+  }
+}

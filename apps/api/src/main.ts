@@ -1,0 +1,44 @@
+// Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
+import { createDb } from '@hark/db';
+import { Redis } from 'ioredis';
+import { createApp } from './app';
+import { loadApiConfig } from './config';
+import { createLogger } from './logger';
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const logger = createLogger(config.logLevel, 'api');
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
+  // Producers fail fast rather than queueing commands while Redis is away.
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const app = createApp({ config, db, redis, logger });
+  const server = app.listen(config.port, config.host, () => {
+    logger.info({ port: config.port, host: config.host }, 'api listening');
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('grace period over; closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownGraceMs);
+    force.unref();
+    server.close(async () => {
+      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(JSON.stringify({ level: 'fatal', msg: 'api failed to start', err: (err as Error).message }));
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import { HarkError, hmacApiKey } from '@hark/core';
+import type { Request, RequestHandler, Response } from 'express';
+import type { ApiDeps, AuthContext } from '../context';
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+
+/**
+ * Bearer authentication. Any missing, malformed, unknown or revoked key gets the same 401:
+ * the presented key is HMAC'ed with the operator secret and looked up by that digest, so
+ * nothing about stored keys (length, prefix) changes the answer or its timing profile.
+ */
+export function authenticate(
+  deps: ApiDeps,
+  onFailure: (req: Request, res: Response) => Promise<void>,
+): RequestHandler {
+  const cache = new Map<string, { auth: AuthContext | null; until: number }>();
+  const lookup = async (digest: string): Promise<AuthContext | null> => {
+    const hit = cache.get(digest);
+    if (hit && hit.until > Date.now()) return hit.auth;
+    const row = await deps.db.apiKey.findUnique({
+      where: { keyHmac: digest },
+      select: { id: true, accountId: true, revokedAt: true },
+    });
+    const auth = row && !row.revokedAt ? { accountId: row.accountId, apiKeyId: row.id } : null;
+    if (deps.config.authCacheMs > 0) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(digest, { auth, until: Date.now() + deps.config.authCacheMs });
+    }
+    return auth;
+  };
+
+  return async (req, res, next) => {
+    const m = BEARER.exec(req.headers.authorization ?? '');
+    const auth = m?.[1] ? await lookup(hmacApiKey(m[1], deps.config.secret)) : null;
+    if (auth) {
+      req.auth = auth;
+      return next();
+    }
+    // Unauthenticated responses still carry RateLimit-* headers (limited per client address).
+    await onFailure(req, res);
+    throw new HarkError('invalid_api_key');
+  };
+}

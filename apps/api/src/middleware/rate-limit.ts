@@ -1,0 +1,105 @@
+import type { Redis } from 'ioredis';
+import type { Request, RequestHandler, Response } from 'express';
+import { HarkError } from '@hark/core';
+
+/**
+ * A true sliding-window log in Redis, shared by every API replica: one sorted set per
+ * (subject, route) holding the timestamps of admitted requests. Refused requests are not
+ * recorded, so a refusal has no side effect. Redis' own clock is the only clock.
+ */
+const SCRIPT = `
+local key = KEYS[1]
+local max = tonumber(ARGV[1])
+local windowUs = tonumber(ARGV[2])
+local member = ARGV[3]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowUs)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < max then
+  redis.call('ZADD', key, now, now .. ':' .. member)
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, math.ceil(windowUs / 1000) + 1000)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+local resetUs = 0
+if oldest[2] then resetUs = tonumber(oldest[2]) + windowUs - now end
+return {allowed, max - count, resetUs}
+`;
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the next slot opens (the oldest admitted request leaves the window). */
+  resetSeconds: number;
+}
+
+export class SlidingWindowLimiter {
+  private seq = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    // defineCommand sends EVALSHA and falls back to EVAL once per connection.
+    if (!('harkSlidingWindow' in redis)) redis.defineCommand('harkSlidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+  }
+
+  async hit(subject: string, route: string, max: number, windowSeconds: number): Promise<RateDecision> {
+    const key = `${this.prefix}:rl:${route}:${subject}`;
+    const member = `${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
+    const run = (this.redis as unknown as { harkSlidingWindow: (...a: unknown[]) => Promise<unknown> })
+      .harkSlidingWindow;
+    const [allowed, remaining, resetUs] = (await run.call(this.redis, key, max, windowSeconds * 1_000_000, member)) as [
+      number,
+      number,
+      number,
+    ];
+    return {
+      allowed: allowed === 1,
+      limit: max,
+      remaining: Math.max(0, remaining),
+      resetSeconds: Math.max(allowed === 1 ? 0 : 1, Math.ceil(resetUs / 1_000_000)),
+    };
+  }
+}
+
+export interface RouteLimits {
+  rules: readonly { endpoint: string; max: number; windowSeconds: number }[];
+  other: { max: number; windowSeconds: number };
+}
+
+function setHeaders(res: Response, d: RateDecision): void {
+  res.setHeader('RateLimit-Limit', String(d.limit));
+  res.setHeader('RateLimit-Remaining', String(d.remaining));
+  res.setHeader('RateLimit-Reset', String(d.resetSeconds));
+}
+
+/**
+ * `limit("POST /v1/transcripts")` limits per account and route. Routes without a rule in the
+ * spec's table get the `other` limit, each route counted on its own.
+ */
+export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
+  const ruleFor = (route: string) => limits.rules.find((r) => r.endpoint === route) ?? limits.other;
+  const apply = async (subject: string, route: string, res: Response): Promise<void> => {
+    const rule = ruleFor(route);
+    const d = await limiter.hit(subject, route, rule.max, rule.windowSeconds);
+    setHeaders(res, d);
+    if (!d.allowed) {
+      throw new HarkError('rate_limited', undefined, undefined, { 'Retry-After': String(d.resetSeconds) });
+    }
+  };
+  return {
+    limit(route: string): RequestHandler {
+      return async (req, res, next) => {
+        await apply(`acct:${req.auth?.accountId ?? 'none'}`, route, res);
+        next();
+      };
+    },
+    /** For requests that failed authentication: limited per client address. */
+    unauthenticated: (req: Request, res: Response) => apply(`ip:${req.ip ?? 'unknown'}`, 'unauthenticated', res),
+  };
+}

@@ -1,0 +1,27 @@
+// GET /healthz (process up), GET /readyz (Postgres and Redis reachable)
+import { Router } from 'express';
+import type { ApiDeps } from '../context';
+
+export function healthRoutes(deps: ApiDeps): Router {
+  const r = Router();
+  r.get('/healthz', (_req, res) => {
+    res.json({ data: { status: 'ok' } });
+  });
+  r.get('/readyz', async (req, res) => {
+    const check = async (fn: () => Promise<unknown>): Promise<boolean> => {
+      try {
+        await Promise.race([fn(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000))]);
+        return true;
+      } catch (err) {
+        req.log.warn({ err }, 'readiness check failed');
+        return false;
+      }
+    };
+    const [postgres, redis] = await Promise.all([
+      check(() => deps.db.$queryRaw`SELECT 1`),
+      check(() => deps.redis.ping()),
+    ]);
+    res.status(postgres && redis ? 200 : 503).json({ data: { status: postgres && redis ? 'ready' : 'unavailable', postgres, redis } });
+  });
+  return r;
+}

@@ -1,0 +1,61 @@
+import request from 'supertest';
+import { revokeApiKey } from '@hark/billing';
+import { createTestAccount } from '@hark/testing';
+import { envelope, startTestApi, type TestApi } from './helpers';
+
+let api: TestApi;
+beforeAll(() => {
+  api = startTestApi();
+});
+afterAll(() => api.close());
+
+describe('bearer authentication', () => {
+  it('every bad key gets the identical 401', async () => {
+    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    const revoked = await createTestAccount(api.db, api.deps.config.secret);
+    await revokeApiKey(api.db, revoked.apiKeyId);
+    const cases: Record<string, string | undefined> = {
+      missing: undefined,
+      emptyBearer: 'Bearer ',
+      wrongScheme: `Basic ${acct.apiKey}`,
+      lowercaseScheme: `bearer ${acct.apiKey}`,
+      unknownKey: `Bearer tk_${'A'.repeat(43)}`,
+      shortKey: 'Bearer tk_x',
+      longKey: `Bearer tk_${'z'.repeat(400)}`,
+      noPrefix: `Bearer ${acct.apiKey.slice(3)}`,
+      truncated: `Bearer ${acct.apiKey.slice(0, -1)}`,
+      revoked: `Bearer ${revoked.apiKey}`,
+    };
+    const bodies = new Set<string>();
+    for (const [name, header] of Object.entries(cases)) {
+      const req = request(api.app).get('/v1/balance');
+      if (header !== undefined) req.set('Authorization', header);
+      const res = await req;
+      expect({ name, status: res.status }).toEqual({ name, status: 401 });
+      expect(res.body).toEqual(envelope('invalid_api_key', false));
+      const { requestId: _ignored, ...rest } = res.body.error;
+      bodies.add(JSON.stringify(rest));
+      expect(res.headers['ratelimit-limit']).toBeDefined();
+    }
+    expect(bodies.size).toBe(1);
+    await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+  });
+
+  it('a revoked key stops working at once', async () => {
+    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    await revokeApiKey(api.db, acct.apiKeyId);
+    await request(api.app).get('/v1/balance').set(acct.auth).expect(401);
+  });
+
+  it('stored keys are HMACs: no column holds the key or its SHA-256', async () => {
+    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    const row = await api.db.apiKey.findUniqueOrThrow({ where: { id: acct.apiKeyId } });
+    const { createHash } = await import('node:crypto');
+    const dump = JSON.stringify(row);
+    expect(dump).not.toContain(acct.apiKey);
+    expect(dump).not.toContain(acct.apiKey.slice(3));
+    expect(dump).not.toContain(createHash('sha256').update(acct.apiKey).digest('hex'));
+    expect(row.prefix).toBe(acct.apiKey.slice(0, 8));
+  });
+});

@@ -1,0 +1,86 @@
+import request from 'supertest';
+import { createTestAccount, type TestAccount } from '@hark/testing';
+import { REQUEST_ID, envelope, startTestApi, type TestApi } from './helpers';
+
+let api: TestApi;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  api = startTestApi();
+  acct = await createTestAccount(api.db, api.deps.config.secret, { credits: '12.5' });
+});
+afterAll(() => api.close());
+
+describe('envelope and request id', () => {
+  it('success: {data} with X-Request-Id and rate-limit headers', async () => {
+    const res = await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+    expect(res.body).toEqual({ data: { currency: 'USD', total: 12.5, reserved: 0, available: 12.5 } });
+    expect(res.headers['ratelimit-limit']).toBe('1200');
+    expect(Number(res.headers['ratelimit-remaining'])).toBeLessThan(1200);
+    expect(res.headers['ratelimit-reset']).toMatch(/^\d+$/);
+  });
+
+  it('unknown route under /v1: 404 not_found envelope, id in header and body agree', async () => {
+    const res = await request(api.app).get('/v1/nope').set(acct.auth).expect(404);
+    expect(res.body).toEqual(envelope('not_found', false));
+    expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
+    expect(res.headers['ratelimit-limit']).toBeDefined();
+  });
+
+  it('unknown route outside /v1: 404 envelope', async () => {
+    const res = await request(api.app).get('/nowhere').expect(404);
+    expect(res.body).toEqual(envelope('not_found', false));
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+  });
+
+  it('unexpected error (Postgres unreachable): 500 internal, retryable, no stack trace', async () => {
+    const broken = startTestApi({ databaseUrl: 'postgresql://hark@127.0.0.1:1/none' });
+    try {
+      const res = await request(broken.app).get('/v1/balance').set(acct.auth).expect(500);
+      expect(res.body).toEqual(envelope('internal', true));
+      expect(JSON.stringify(res.body)).not.toMatch(/at \w+ \(|ECONNREFUSED|127\.0\.0\.1/);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('health', () => {
+  it('/healthz is up and /readyz sees Postgres and Redis', async () => {
+    await request(api.app).get('/healthz').expect(200);
+    const res = await request(api.app).get('/readyz').expect(200);
+    expect(res.body.data).toEqual({ status: 'ready', postgres: true, redis: true });
+  });
+
+  it('/readyz is 503 when Postgres is unreachable', async () => {
+    const broken = startTestApi({ databaseUrl: 'postgresql://hark@127.0.0.1:1/none' });
+    try {
+      const res = await request(broken.app).get('/readyz').expect(503);
+      expect(res.body.data).toMatchObject({ postgres: false, redis: true });
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('balance and limits', () => {
+  it('limits match the spec table and reflect the concurrency limit', async () => {
+    const res = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
+    expect(res.body.data).toEqual({
+      audio: { maxDurationSeconds: 36000, formats: expect.arrayContaining(['wav', 'mp3', 'flac', 'mp4']) },
+      upload: { maxBytes: 2147483648, maxChunkBytes: 16777216, maxRequestBytes: 100000000 },
+      glossary: { maxEntries: 100, maxTermChars: 80 },
+      concurrency: { maxRunning: 2 },
+      rateLimits: [
+        { endpoint: 'POST /v1/transcripts', max: 120, windowSeconds: 60 },
+        { endpoint: 'POST /v1/uploads', max: 120, windowSeconds: 60 },
+        { endpoint: 'PUT /v1/uploads/{id}', max: 600, windowSeconds: 60 },
+      ],
+      idempotencyKeyMaxChars: 64,
+    });
+    const paid = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const res2 = await request(api.app).get('/v1/limits').set(paid.auth).expect(200);
+    expect(res2.body.data.concurrency).toEqual({ maxRunning: null });
+  });
+});

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { createDb, type Db } from '@hark/db';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { createApp } from '../src/app';
+import { type ApiConfig, loadApiConfig } from '../src/config';
+import type { ApiDeps } from '../src/context';
+
+export interface TestApi {
+  app: ReturnType<typeof createApp>;
+  deps: ApiDeps;
+  db: Db;
+  redis: Redis;
+  close(): Promise<void>;
+}
+
+/** A real app on the real Postgres and Redis, with its own Redis key prefix. */
+export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.ProcessEnv = process.env): TestApi {
+  const config = {
+    ...loadApiConfig(env),
+    redisPrefix: `hark-test-${randomBytes(4).toString('hex')}`,
+    ...overrides,
+  };
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 5 });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+  const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }) };
+  return {
+    app: createApp(deps),
+    deps,
+    db,
+    redis,
+    async close() {
+      const keys = await redis.keys(`${config.redisPrefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    },
+  };
+}
+
+export const REQUEST_ID = /^req_[A-Za-z0-9_-]{16}$/;
+
+/** The exact error envelope, with any request id. */
+export function envelope(code: string, retryable: boolean, fields?: Record<string, string>) {
+  return {
+    error: {
+      code,
+      message: expect.any(String),
+      retryable,
+      requestId: expect.stringMatching(REQUEST_ID),
+      ...(fields ? { fields } : {}),
+    },
+  };
+}

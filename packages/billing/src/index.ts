@@ -1,0 +1,3 @@
+export * from './accounts';
+export * from './holds';
+export * from './api-keys';

@@ -1,0 +1,108 @@
+/**
+ * The one error type the API answers with. Every failure leaves the service as
+ * `{error: {code, message, retryable, requestId, fields?}}` with the status from CODE_STATUS.
+ */
+export const CODE_STATUS = {
+  validation: 400,
+  chunk_empty: 400,
+  upload_mismatch: 400,
+  invalid_api_key: 401,
+  insufficient_balance: 402,
+  not_found: 404,
+  upload_not_found: 404,
+  upload_busy: 409,
+  idempotency_conflict: 409,
+  transcript_processing: 409,
+  transcript_finished: 409,
+  no_webhook: 409,
+  chunk_too_large: 413,
+  upload_too_large: 413,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  concurrency_limit: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof CODE_STATUS;
+
+/** Codes whose repetition can succeed without the caller changing anything. */
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'upload_busy',
+  'rate_limited',
+  'concurrency_limit',
+  'internal',
+  'unavailable',
+]);
+
+const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
+  validation: 'The request has invalid fields; see `fields`.',
+  chunk_empty: 'The chunk has no content.',
+  upload_mismatch: 'The upload received a different number of bytes than declared in expectedBytes.',
+  invalid_api_key: 'The API key is missing or invalid.',
+  insufficient_balance: 'The account has no credits available.',
+  not_found: 'No such transcript.',
+  upload_not_found: 'No such upload.',
+  upload_busy: 'Another chunk of this upload is still being written.',
+  idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
+  transcript_processing: 'A processing transcript cannot be deleted; cancel it first or wait for it to finish.',
+  transcript_finished: 'The transcript has already finished and cannot be canceled.',
+  no_webhook: 'The transcript has no webhookUrl or has not finished.',
+  chunk_too_large: 'The chunk is larger than 16 MiB.',
+  upload_too_large: 'The upload would exceed 2 GiB.',
+  payload_too_large: 'The request body is too large.',
+  unsupported_media_type: 'The request body has an unsupported content type.',
+  rate_limited: 'Too many requests; retry after the time in Retry-After.',
+  concurrency_limit: 'The account already has the maximum number of transcriptions running.',
+  internal: 'The service had an internal error; retry later.',
+  unavailable: 'The service is temporarily unavailable; retry later.',
+};
+
+export class HarkError extends Error {
+  readonly status: number;
+  readonly retryable: boolean;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly fields?: Record<string, string>,
+    /** Extra response headers, such as Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? DEFAULT_MESSAGE[code]);
+    this.name = 'HarkError';
+    this.status = CODE_STATUS[code];
+    this.retryable = RETRYABLE.has(code);
+  }
+
+  static validation(fields: Record<string, string>): HarkError {
+    return new HarkError('validation', undefined, fields);
+  }
+}
+
+export function isHarkError(e: unknown): e is HarkError {
+  return e instanceof HarkError;
+}
+
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    requestId: string;
+    fields?: Record<string, string>;
+  };
+}
+
+export function errorBody(err: HarkError, requestId: string): ErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      retryable: err.retryable,
+      requestId,
+      ...(err.fields ? { fields: err.fields } : {}),
+    },
+  };
+}

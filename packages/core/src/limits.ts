@@ -1,0 +1,50 @@
+/** The spec's limits, in one place. Values the operator may change live in configuration. */
+export const LIMITS = {
+  maxAudioSeconds: 10 * 3600,
+  maxDownloadBytes: 2 * 1024 ** 3,
+  maxUploadRequestBytes: 100_000_000,
+  maxChunkBytes: 16 * 1024 ** 2,
+  maxUploadBytes: 2 * 1024 ** 3,
+  idempotencyKeyMaxChars: 64,
+  urlMaxChars: 2048,
+  uploadIdMaxChars: 36,
+  languageMaxChars: 16,
+  externalIdMaxChars: 128,
+  glossaryMaxEntries: 100,
+  glossaryMaxTermChars: 80,
+  metadataMaxPairs: 20,
+  metadataKeyMaxChars: 40,
+  metadataValueMaxChars: 500,
+  retentionDaysMin: 1,
+  retentionDaysMax: 365,
+  speakersMin: 1,
+  speakersMax: 20,
+  pageMax: 100_000,
+  perPageMax: 100,
+  perPageDefault: 20,
+  cursorMaxChars: 200,
+  waitMinSeconds: 1,
+  waitMaxSeconds: 60,
+  freeConcurrentTranscripts: 2,
+} as const;
+
+/** Container formats ffmpeg is built to demux here and that we accept (video for its audio track). */
+export const AUDIO_FORMATS = [
+  'wav', 'mp3', 'flac', 'ogg', 'opus', 'm4a', 'aac', 'webm', 'mp4', 'mov', 'mkv', 'avi', 'amr', 'aiff', 'wma',
+] as const;
+
+export interface RateLimitRule {
+  /** Route key as reported by GET /v1/limits, e.g. "POST /v1/transcripts". */
+  endpoint: string;
+  max: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_RATE_LIMITS: readonly RateLimitRule[] = [
+  { endpoint: 'POST /v1/transcripts', max: 120, windowSeconds: 60 },
+  { endpoint: 'POST /v1/uploads', max: 120, windowSeconds: 60 },
+  { endpoint: 'PUT /v1/uploads/{id}', max: 600, windowSeconds: 60 },
+];
+
+/** Routes the spec does not list: per account, per route. */
+export const DEFAULT_OTHER_ROUTE_LIMIT = { max: 1200, windowSeconds: 60 } as const;

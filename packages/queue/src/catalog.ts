@@ -1,0 +1,44 @@
+/**
+ * The job catalog: every queue, its job payload and retry policy, in one place. Producers and
+ * workers import it, so a queue without a handler or a malformed payload fails to compile.
+ * Payloads carry ids only: Postgres is the truth, and no key, secret or content enters Redis.
+ */
+export const QUEUES = {
+  /** Transcription: fetch, probe, decode, transcribe, diarize, charge. */
+  transcribe: 'transcribe',
+  /** Completion notices to webhookUrl. */
+  webhook: 'webhook',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export interface TranscribeJob {
+  transcriptId: string;
+}
+
+export interface WebhookJob {
+  transcriptId: string;
+  /** Automatic attempt number this job sends (1-based). */
+  attempt: number;
+}
+
+export interface JobPayloads {
+  transcribe: TranscribeJob;
+  webhook: WebhookJob;
+}
+
+/**
+ * Transcription retries: 3 attempts with exponential backoff 5 s, 10 s (worst case ~15 s of
+ * waiting plus three runs) before `engine_failed`.
+ */
+export const TRANSCRIBE_JOB_OPTIONS = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 5_000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 24 * 3600 },
+} as const;
+
+/** Redis pub/sub channel on which a transcript's completion wakes `GET ?wait=` requests. */
+export function transcriptDoneChannel(prefix: string): string {
+  return `${prefix}:transcript-finished`;
+}

@@ -1,0 +1,3 @@
+export * from './wait-for';
+export * from './factories';
+export * from './invariants';
