@@ -7,10 +7,26 @@ const swc = [
     module: { type: 'commonjs' },
   },
 ];
-// ESM-only packages in node_modules that must be transformed to CommonJS for jest.
-const esmDeps = ['got', '@sindresorhus', '@szmarczak', 'cacheable-lookup', 'cacheable-request', 'decompress-response',
-  'form-data-encoder', 'lowercase-keys', 'mimic-response', 'normalize-url', 'p-cancelable', 'responselike',
-  'http2-wrapper', 'keyv', 'type-fest', 'byte-counter', 'chunk-data', 'is-network-error', 'uint8array-extras'];
+// ESM-only packages in node_modules (got and its dependencies) must be transformed to CommonJS
+// for jest: find every installed package declaring "type": "module".
+const fs = require('node:fs');
+const path = require('node:path');
+function esmPackages() {
+  const store = path.join(__dirname, 'node_modules/.pnpm');
+  const names = new Set();
+  for (const entry of fs.existsSync(store) ? fs.readdirSync(store) : []) {
+    const nm = path.join(store, entry, 'node_modules');
+    const name = entry.startsWith('@') ? entry.split('@').slice(0, 2).join('@').replace('+', '/') : entry.split('@')[0];
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(nm, name, 'package.json'), 'utf8'));
+      if (pkg.type === 'module') names.add(name);
+    } catch {
+      // not a package directory
+    }
+  }
+  return [...names].map((n) => n.replace(/[.+]/g, (c) => `\\${c}`));
+}
+const esmDeps = esmPackages();
 const common = {
   transform: { '^.+\\.(t|j|mj)sx?$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${esmDeps.join('|')}))`],
@@ -18,6 +34,7 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
 };
 module.exports = {
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages,bench}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
     {

@@ -72,13 +72,17 @@ export function buildProgram(connect: Connect, setExit: (code: number) => void, 
   key.command('list <accountId>').action((id: string) => run('API keys', (c) => c.listKeys(id))());
 
   program
-    .command('topup <accountId> <cents>')
+    .command('topup')
     .description('add paid credits (lifts the concurrency limit)')
-    .action((id: string, cents: string) => run('Topped up', (c) => c.topUp(id, parseAmount(cents)))());
+    .argument('<accountId>')
+    .argument('<cents>', 'amount in cents', parseAmount)
+    .action((id: string, cents: string) => run('Topped up', (c) => c.topUp(id, cents))());
   program
-    .command('grant <accountId> <cents>')
+    .command('grant')
     .description('add free credits (does not lift the concurrency limit)')
-    .action((id: string, cents: string) => run('Granted', (c) => c.grant(id, parseAmount(cents)))());
+    .argument('<accountId>')
+    .argument('<cents>', 'amount in cents', parseAmount)
+    .action((id: string, cents: string) => run('Granted', (c) => c.grant(id, cents))());
   program.command('balance <accountId>').action((id: string) => run('Balance', (c) => c.balance(id))());
   program
     .command('usage <accountId>')

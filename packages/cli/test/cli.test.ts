@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const BIN = path.resolve(__dirname, '../dist/hark.js');
+
+async function hark(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: process.env });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
+  const r = await hark('--json', ...args);
+  expect(r).toMatchObject({ code: 0 });
+  return JSON.parse(r.stdout) as T;
+}
+
+describe('hark operator CLI (built binary, real Postgres)', () => {
+  it('account, keys, top-up, grant, balance, usage', async () => {
+    const acct = await json<{ accountId: string; total: number; toppedUp: boolean; maxRunning: number | null }>(
+      'account', 'create', '--name', 'cli-test', '--trial-credits', '250.5',
+    );
+    expect(acct).toMatchObject({ total: 250.5, toppedUp: false, maxRunning: 2 });
+
+    const key = await json<{ id: string; key: string; prefix: string }>('key', 'issue', acct.accountId, '--label', 'ci');
+    expect(key.key).toMatch(/^tk_[A-Za-z0-9_-]{43}$/);
+    expect(key.prefix).toBe(key.key.slice(0, 8));
+
+    const keys = await json<{ id: string; prefix: string; revokedAt: string | null }[]>('key', 'list', acct.accountId);
+    expect(keys).toEqual([expect.objectContaining({ id: key.id, prefix: key.prefix, revokedAt: null })]);
+    expect(JSON.stringify(keys)).not.toContain(key.key);
+
+    const granted = await json('grant', acct.accountId, '100');
+    expect(granted).toMatchObject({ total: 350.5, toppedUp: false, maxRunning: 2 });
+    const topped = await json('topup', acct.accountId, '0.25');
+    expect(topped).toMatchObject({ total: 350.75, toppedUp: true, maxRunning: null });
+
+    const bal = await json('balance', acct.accountId);
+    expect(bal).toMatchObject({ currency: 'USD', total: 350.75, reserved: 0, available: 350.75 });
+    const usage = await json('usage', acct.accountId);
+    expect(usage).toMatchObject({ transcripts: 0, seconds: 0, cost: 0, records: [] });
+
+    const revoked = await json('key', 'revoke', key.id);
+    expect(revoked).toEqual({ id: key.id, revoked: true });
+    const after = await json<{ revokedAt: string | null }[]>('key', 'list', acct.accountId);
+    expect(after[0]!.revokedAt).not.toBeNull();
+  });
+
+  it('human output by default', async () => {
+    const r = await hark('account', 'create', '--name', 'human');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Account created\n {2}accountId: acct_/);
+  });
+
+  it('clear errors for bad arguments', async () => {
+    const bad = await hark('topup', 'acct_x', '-5');
+    expect(bad.code).toBe(2);
+    const neg = await hark('grant', 'acct_x', 'abc');
+    expect(neg.code).toBe(2);
+    expect(neg.stderr).toMatch(/positive amount/);
+    const missing = await hark('balance', 'acct_does_not_exist');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no account with id acct_does_not_exist/);
+    const noName = await hark('account', 'create');
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--name/);
+    const unknownKey = await hark('key', 'revoke', 'key_nope');
+    expect(unknownKey.code).toBe(2);
+  });
+
+  it('fails fast without configuration', async () => {
+    const { stderr, code } = await run(process.execPath, [BIN, 'account', 'list'], {
+      env: { PATH: process.env.PATH },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/HARK_SECRET is required/);
+  });
+});

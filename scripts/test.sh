@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every test against real services: Postgres, Redis, ffmpeg and whisper.cpp.
+# Installs and starts what is missing (Debian packages as root, pnpm via corepack, a private
+# Postgres and Redis under .hark/ unless HARK_EXTERNAL_DATABASE_URL / HARK_EXTERNAL_REDIS_URL are
+# given), builds whisper-cli from source once, then runs jest. Extra arguments go to jest.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ensure_system_packages
+ensure_pnpm
+install_deps
+start_postgres hark_test
+start_redis
+build_all
+migrate_db
+ensure_whisper
+export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
+export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
+export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
+[ -f "$WHISPER_MODEL" ] || die "test model not found at $WHISPER_MODEL (set HARK_MODELS_DIR)"
+
+if command -v docker >/dev/null 2>&1; then
+  log "checking docker/compose.yml"
+  docker compose -f "$ROOT/docker/compose.yml" config --quiet
+fi
+
+log "running tests"
+cd "$ROOT"
+exec pnpm exec jest --ci --maxWorkers=2 "$@"
