@@ -16,6 +16,9 @@ export class AddressBlockedError extends Error {
   readonly code = BLOCKED_CODE;
 }
 
+/** Decides whether an IP literal may be reached; {@link isPublicAddress} outside tests. */
+export type AddressPolicy = (ip: string) => boolean;
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -37,7 +40,10 @@ type AllAddressesLookup = (
  * public address at create time and to 127.0.0.1 now (DNS rebinding) is still refused. Every
  * address of the answer must be public, not just the one that would be picked first.
  */
-export function createGuardedLookup(base: AllAddressesLookup = dnsLookup): LookupFunction {
+export function createGuardedLookup(
+  base: AllAddressesLookup = dnsLookup,
+  isAllowed: AddressPolicy = isPublicAddress,
+): LookupFunction {
   return (hostname, options, callback) => {
     const opts: LookupOptions = typeof options === 'object' && options !== null ? options : {};
     base(hostname, { ...opts, all: true }, (error, addresses) => {
@@ -46,7 +52,7 @@ export function createGuardedLookup(base: AllAddressesLookup = dnsLookup): Looku
         return;
       }
       const first = addresses[0];
-      if (first === undefined || addresses.some((a) => !isPublicAddress(a.address))) {
+      if (first === undefined || addresses.some((a) => !isAllowed(a.address))) {
         const blocked = new AddressBlockedError(`${hostname} resolves to a non-public address`);
         callback(blocked, opts.all ? [] : '');
         return;
@@ -62,13 +68,13 @@ export function createGuardedLookup(base: AllAddressesLookup = dnsLookup): Looku
  * IP-literal host must be public. `net.connect` skips the lookup for IP literals, so without this
  * check `http://127.0.0.1/` or a redirect to it would never meet the guarded lookup.
  */
-export function assertAllowedTarget(url: URL): void {
+export function assertAllowedTarget(url: URL, isAllowed: AddressPolicy = isPublicAddress): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AddressBlockedError(`scheme ${url.protocol} is not allowed`);
   }
   const host = url.hostname;
   const isLiteral = host.startsWith('[') || isIP(host) !== 0 || parseIp(host) !== null;
-  if (isLiteral && !isPublicAddress(host)) {
+  if (isLiteral && !isAllowed(host)) {
     throw new AddressBlockedError(`${host} is not a public address`);
   }
 }

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import got, { type Got, type NormalizedOptions, type Options } from 'got';
-import { assertAllowedTarget, createGuardedLookup } from './guard';
+import { type AddressPolicy, assertAllowedTarget, createGuardedLookup } from './guard';
+import { isPublicAddress } from './public-address';
 
 export interface GuardedClientOptions {
   /**
@@ -17,6 +18,12 @@ export interface GuardedClientOptions {
   maxRedirects?: number;
   /** `User-Agent` header. Default `Hark/1`. */
   userAgent?: string;
+  /**
+   * Which addresses the guard lets through. Default {@link isPublicAddress}; leave it alone in
+   * production. Tests use it to treat one loopback address (127.0.0.2) as public, which is the
+   * only way to exercise the redirect and connect-time checks without leaving the machine.
+   */
+  isAllowedAddress?: AddressPolicy;
 }
 
 /** A got instance made by {@link createGuardedClient}. */
@@ -44,8 +51,9 @@ export function createGuardedClient(options: GuardedClientOptions = {}): Guarded
     followRedirects = true,
     maxRedirects = 5,
     userAgent = 'Hark/1',
+    isAllowedAddress = isPublicAddress,
   } = options;
-  const guard = (opts: NormalizedOptions): void => assertAllowedTarget(targetOf(opts));
+  const guard = (opts: NormalizedOptions): void => assertAllowedTarget(targetOf(opts), isAllowedAddress);
 
   return got.extend({
     agent: { http: new http.Agent(), https: new https.Agent() },
@@ -58,7 +66,9 @@ export function createGuardedClient(options: GuardedClientOptions = {}): Guarded
       ? {}
       : {
           // got's type for dnsLookup is cacheable-lookup's; ours has net.connect's signature.
-          dnsLookup: createGuardedLookup() as unknown as Options['dnsLookup'],
+          dnsLookup: createGuardedLookup(undefined, isAllowedAddress) as unknown as Options['dnsLookup'],
+          // got 14 re-runs beforeRequest on every hop too; beforeRedirect refuses the hop by name,
+          // before any of the redirected request is built, and does not rely on that detail.
           hooks: { beforeRequest: [guard], beforeRedirect: [guard] },
         }),
   });

@@ -1,0 +1,61 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface LoopbackServer {
+  /** Base URL, e.g. `http://127.0.0.1:43121`. */
+  url: string;
+  port: number;
+  /** Requests seen so far, in order. */
+  requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on a loopback address and an ephemeral port. The handler runs after the
+ * request body was read. `close()` destroys open sockets too, so hanging handlers do not keep
+ * jest alive.
+ */
+export async function startServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void,
+  host = '127.0.0.1',
+): Promise<LoopbackServer> {
+  const sockets = new Set<Socket>();
+  const requests: LoopbackServer['requests'] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Treats 127.0.0.2 as public, so the guard can be tested end to end on loopback only. */
+export const loopbackTwoIsPublic = (ip: string): boolean => ip === '127.0.0.2';
