@@ -1,0 +1,93 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeToWav, readWavDuration } from './decode';
+import { ProcessError, type RunProcess } from './process-runner';
+
+/** A PCM WAV header (+ optional extra chunk before `data`) followed by `dataBytes` of silence. */
+function wav(dataBytes: number, { byteRate = 32000, declared = dataBytes, extraChunk = false } = {}): Buffer {
+  const fmt = Buffer.alloc(24);
+  fmt.write('fmt ', 0, 'ascii');
+  fmt.writeUInt32LE(16, 4);
+  fmt.writeUInt16LE(1, 8); // PCM
+  fmt.writeUInt16LE(1, 10); // mono
+  fmt.writeUInt32LE(16000, 12);
+  fmt.writeUInt32LE(byteRate, 16);
+  fmt.writeUInt16LE(2, 20);
+  fmt.writeUInt16LE(16, 22);
+  const list = Buffer.concat([Buffer.from('LIST', 'ascii'), Buffer.from([5, 0, 0, 0]), Buffer.from('INFOx\0', 'ascii')]);
+  const data = Buffer.alloc(8);
+  data.write('data', 0, 'ascii');
+  data.writeUInt32LE(declared, 4);
+  const body = Buffer.concat([Buffer.from('WAVE', 'ascii'), fmt, ...(extraChunk ? [list] : []), data, Buffer.alloc(dataBytes)]);
+  const riff = Buffer.alloc(8);
+  riff.write('RIFF', 0, 'ascii');
+  riff.writeUInt32LE(body.length, 4);
+  return Buffer.concat([riff, body]);
+}
+
+describe('readWavDuration', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'hark-wav-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (content: Buffer) => {
+    const path = join(dir, 'a.wav');
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('divides the data size by the byte rate', async () => {
+    await expect(readWavDuration(file(wav(48000)))).resolves.toBe(1.5);
+  });
+
+  it('skips other chunks (odd sizes padded) before data', async () => {
+    await expect(readWavDuration(file(wav(32000, { extraChunk: true })))).resolves.toBe(1);
+  });
+
+  it('trusts the file length when the data size was never filled in', async () => {
+    await expect(readWavDuration(file(wav(16000, { declared: 0xffffffff })))).resolves.toBe(0.5);
+  });
+
+  it('rejects something that is not a WAV file', async () => {
+    await expect(readWavDuration(file(Buffer.from('ID3 not a wav at all')))).rejects.toThrow(/not a RIFF\/WAVE/);
+  });
+});
+
+describe('decodeToWav', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'hark-decode-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Stands in for ffmpeg: writes `content` to the output named by the last argument. */
+  const writing = (content: Buffer, args: string[][] = []): RunProcess => async (_command, a) => {
+    args.push([...a]);
+    writeFileSync((a.at(-1) as string).replace(/^file:/, ''), content);
+    return { stdout: '', stderr: '', durationMs: 1 };
+  };
+
+  it('asks ffmpeg for 16 kHz mono s16le WAV of the first audio stream and returns its duration', async () => {
+    const calls: string[][] = [];
+    const out = join(dir, 'out.wav');
+    await expect(decodeToWav(__filename, out, { run: writing(wav(64000), calls) })).resolves.toEqual({ outputPath: out, durationSeconds: 2 });
+    const args = calls[0] as string[];
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    expect([after('-map'), after('-ac'), after('-ar'), after('-c:a'), after('-f'), after('-i')]).toEqual(['0:a:0', '1', '16000', 'pcm_s16le', 'wav', `file:${__filename}`]);
+    expect(args).toContain('-vn');
+  });
+
+  it('rejects audio without samples as audio_invalid and removes the output', async () => {
+    const out = join(dir, 'out.wav');
+    await expect(decodeToWav(__filename, out, { run: writing(wav(0)) })).rejects.toMatchObject({ code: 'audio_invalid' });
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('removes a partial output when ffmpeg fails', async () => {
+    const out = join(dir, 'out.wav');
+    const run: RunProcess = async () => {
+      writeFileSync(out, 'partial');
+      throw new ProcessError('exit 1', 'ffmpeg', 1, null, 'Invalid data found when processing input');
+    };
+    await expect(decodeToWav(__filename, out, { run })).rejects.toMatchObject({ code: 'audio_invalid', transient: false });
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -1,0 +1,76 @@
+import { access, constants, open, rm } from 'node:fs/promises';
+import { ffmpegFailure, fileUrl, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
+import { MediaError } from './media-error';
+
+export interface DecodeResult {
+  outputPath: string;
+  /** Length of the decoded audio, from the WAV data size: exactly what the engine will hear. */
+  durationSeconds: number;
+}
+
+/**
+ * Decodes the first audio stream of `input` (video files included) to the format whisper.cpp
+ * reads: 16 kHz, mono, s16le WAV. Overwrites `outputPath`; removes it again on failure or abort.
+ *
+ * ffmpeg goes through the runner rather than fluent-ffmpeg: fluent-ffmpeg spawns helper
+ * processes of its own (`which`, `ffmpeg -formats`) that cannot be aborted or logged, and its
+ * `kill()` does nothing until its asynchronous set-up has spawned ffmpeg, so an early cancel
+ * would be lost.
+ *
+ * Rejects with `MediaError` `audio_invalid` when ffmpeg cannot decode it or it holds no
+ * samples; `engine_failed` (transient) on disk trouble or a crash; `MediaAbortError` on abort.
+ */
+export async function decodeToWav(input: string, outputPath: string, options: FfmpegCallOptions = {}): Promise<DecodeResult> {
+  await access(input, constants.R_OK);
+  const { run, ffmpeg, runOptions } = withDefaults(options);
+  const args = [
+    '-nostdin', '-hide_banner', '-v', 'error', '-y',
+    '-i', fileUrl(input),
+    '-map', '0:a:0', '-vn', '-sn', '-dn',
+    '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le',
+    // No LIST/INFO chunk: keeps the header plain for any WAV reader.
+    '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
+    '-f', 'wav', fileUrl(outputPath),
+  ];
+  try {
+    await run(ffmpeg, args, runOptions).catch((e: unknown) => {
+      throw ffmpegFailure(e, 'ffmpeg could not decode the audio');
+    });
+    const durationSeconds = await readWavDuration(outputPath);
+    if (durationSeconds <= 0) throw new MediaError('audio_invalid', 'The audio stream holds no samples', { transient: false });
+    return { outputPath, durationSeconds };
+  } catch (error) {
+    await rm(outputPath, { force: true });
+    throw error;
+  }
+}
+
+/** Duration of a PCM WAV file from its `fmt ` byte rate and `data` chunk size. */
+export async function readWavDuration(path: string): Promise<number> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const header = Buffer.alloc(Math.min(size, 64 * 1024));
+    await file.read(header, 0, header.length, 0);
+    if (header.toString('ascii', 0, 4) !== 'RIFF' || header.toString('ascii', 8, 12) !== 'WAVE') {
+      throw new Error(`${path} is not a RIFF/WAVE file`);
+    }
+    let byteRate = 0;
+    for (let at = 12; at + 8 <= header.length; ) {
+      const id = header.toString('ascii', at, at + 4);
+      const chunkSize = header.readUInt32LE(at + 4);
+      if (id === 'fmt ') byteRate = header.readUInt32LE(at + 16);
+      if (id === 'data') {
+        if (byteRate === 0) break;
+        // A writer that could not seek back leaves the size unset (0 or 0xFFFFFFFF): trust the file.
+        const available = size - (at + 8);
+        const dataBytes = chunkSize === 0 || chunkSize > available ? available : chunkSize;
+        return dataBytes / byteRate;
+      }
+      at += 8 + chunkSize + (chunkSize % 2);
+    }
+    throw new Error(`${path} has no readable fmt/data chunks`);
+  } finally {
+    await file.close();
+  }
+}

@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { MediaAbortError } from './media-error';
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+
+export interface RunOptions {
+  /** Aborting SIGKILLs the child at once and rejects with `MediaAbortError`. */
+  signal?: AbortSignal;
+  /** Receives the shell-quoted command line before the process starts. Default: none. */
+  debug?: (commandLine: string) => void;
+  /** Keep stdout and return it; when false it is discarded. Default: true. */
+  captureStdout?: boolean;
+  /** Stdout beyond this kills the process and rejects. Default: 32 MiB. */
+  maxStdoutBytes?: number;
+  /** Kill the process (SIGKILL) and reject after this many ms. Default: no limit. */
+  timeoutMs?: number;
+  /** Receives the child's pid once it has started (logs, tests). Default: none. */
+  onSpawn?: (pid: number) => void;
+}
+
+export interface RunResult {
+  stdout: string;
+  /** Last ~8 KB of stderr. */
+  stderr: string;
+  durationMs: number;
+}
+
+/** The signature media functions take, so tests can pass a fake instead of spawning. */
+export type RunProcess = (command: string, args: readonly string[], options?: RunOptions) => Promise<RunResult>;
+
+/** The process could not start, exited non-zero, was killed by a signal, or overran a limit. */
+export class ProcessError extends Error {
+  override readonly name = 'ProcessError';
+
+  constructor(
+    message: string,
+    readonly command: string,
+    readonly exitCode: number | null,
+    readonly signal: NodeJS.Signals | null,
+    /** Last ~8 KB of stderr. */
+    readonly stderr: string,
+    /** errno code when spawning failed (`ENOENT`: binary not found). */
+    readonly spawnErrorCode: string | null = null,
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
+}
+
+export function formatCommandLine(command: string, args: readonly string[]): string {
+  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  return [command, ...args].map(quote).join(' ');
+}
+
+/**
+ * The stderr line worth putting in an error message (the whole tail stays attached): the last
+ * one that mentions an error, since tools print usage or timings after it; else the last line.
+ */
+export function stderrSummary(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.findLast((l) => /\berror\b/i.test(l)) ?? lines[lines.length - 1] ?? '';
+}
+
+/**
+ * The one place in the code base that spawns processes: no shell, stderr tail kept, killable.
+ * Rejects with `MediaAbortError` when aborted, `ProcessError` for every other failure.
+ */
+export const runProcess: RunProcess = (command, args, options = {}) => {
+  const { signal, debug, captureStdout = true, maxStdoutBytes = 32 * 1024 * 1024, timeoutMs, onSpawn } = options;
+  if (signal?.aborted) return Promise.reject(new MediaAbortError(undefined, signal.reason));
+  debug?.(formatCommandLine(command, args));
+
+  return new Promise<RunResult>((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, [...args], { stdio: ['ignore', captureStdout ? 'pipe' : 'ignore', 'pipe'] });
+    const stdoutChunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrTail = Buffer.alloc(0);
+    // Set when we kill the child ourselves; the rejection is sent once it has really exited,
+    // so a caller that sees the rejection never sees the process still alive.
+    let killedFor: Error | null = null;
+    let settled = false;
+
+    const stderrText = () => stderrTail.toString('utf8');
+    const finish = (error: Error | null) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      if (error) reject(error);
+      else resolve({ stdout: Buffer.concat(stdoutChunks).toString('utf8'), stderr: stderrText(), durationMs: Date.now() - started });
+    };
+    const kill = (reason: Error) => {
+      if (killedFor) return;
+      killedFor = reason;
+      child.kill('SIGKILL');
+    };
+    const onAbort = () => kill(new MediaAbortError(undefined, signal?.reason));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = timeoutMs === undefined ? null : setTimeout(() => {
+      kill(new ProcessError(`${command} timed out after ${timeoutMs} ms`, command, null, 'SIGKILL', stderrText(), null, true));
+    }, timeoutMs);
+
+    child.on('spawn', () => {
+      if (child.pid !== undefined) onSpawn?.(child.pid);
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxStdoutBytes) {
+        kill(new ProcessError(`${command} wrote more than ${maxStdoutBytes} bytes to stdout`, command, null, 'SIGKILL', stderrText()));
+      } else {
+        stdoutChunks.push(chunk);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const joined = Buffer.concat([stderrTail, chunk]);
+      stderrTail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+    });
+
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      // 'error' without a pid: it never started (ENOENT, EACCES). With one, a kill failed; 'exit' follows.
+      if (child.pid !== undefined) return;
+      finish(new ProcessError(`${command} could not start: ${err.message}`, command, null, null, '', err.code ?? null));
+    });
+    // 'exit' rather than 'close' for our own kills: 'close' also waits for pipes that an
+    // inheriting grandchild could hold open.
+    child.on('exit', () => {
+      if (killedFor) finish(killedFor);
+    });
+    child.on('close', (code, sig) => {
+      if (killedFor) return finish(killedFor);
+      if (code === 0) return finish(null);
+      const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
+      const line = stderrSummary(stderrText());
+      finish(new ProcessError(`${command} ${how}${line ? `: ${line}` : ''}`, command, code, sig, stderrText()));
+    });
+  });
+};

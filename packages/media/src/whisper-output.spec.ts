@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseWhisperJson, repairJson, WhisperOutputError } from './whisper-output';
+
+// Fixtures follow whisper.cpp 1.9.1 `output_json` byte for byte; whisper-full-empty.json is a
+// real file written by whisper-cli with the test model.
+const fixture = (name: string) => readFileSync(join(__dirname, '__fixtures__', name), 'utf8');
+
+describe('parseWhisperJson', () => {
+  it('builds words from timed tokens across segments, dropping special tokens', () => {
+    const result = parseWhisperJson(fixture('whisper-full-jfk.en.json'));
+
+    expect(result.language).toBe('en');
+    expect(result.words).toHaveLength(22);
+    expect(result.words.slice(0, 6)).toEqual([
+      { start: 0, end: 0.32, text: 'And' },
+      { start: 0.32, end: 0.57, text: 'so' },
+      { start: 0.57, end: 0.76, text: 'my' },
+      { start: 0.76, end: 1.13, text: 'fellow' },
+      // " Americ" + "ans" + "," are one word: only a leading space starts a new one.
+      { start: 1.13, end: 1.92, text: 'Americans,' },
+      { start: 3.8, end: 4.28, text: 'ask' },
+    ]);
+    expect(result.words.at(-1)).toEqual({ start: 10.34, end: 10.76, text: 'country.' });
+    expect(result.segments).toEqual([
+      { start: 0, end: 3.8, text: 'And so my fellow Americans,' },
+      { start: 3.8, end: 11, text: 'ask not what your country can do for you, ask what you can do for your country.' },
+    ]);
+    expect(result.text).toBe(
+      'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.',
+    );
+    expect(result.words.some((w) => w.text.includes('[_'))).toBe(false);
+  });
+
+  it('reports the detected language and keeps multi-byte text and escaped quotes', () => {
+    const result = parseWhisperJson(fixture('whisper-full-two-segments.de.json'));
+
+    expect(result.language).toBe('de');
+    expect(result.words.map((w) => w.text)).toEqual(['Guten', 'Morgen,', 'München!', 'Er', 'sagte', '"Hallo".', 'Straße']);
+    expect(result.words[2]).toEqual({ start: 0.9, end: 1.74, text: 'München!' });
+    expect(result.text).toBe('Guten Morgen, München! Er sagte "Hallo". Straße');
+  });
+
+  it('returns no words and empty text for an empty transcription', () => {
+    expect(parseWhisperJson(fixture('whisper-full-empty.json'))).toEqual({ language: 'en', words: [], segments: [], text: '' });
+  });
+
+  it('accepts an already parsed object', () => {
+    const doc = JSON.parse(fixture('whisper-full-jfk.en.json')) as unknown;
+    expect(parseWhisperJson(doc).words).toHaveLength(22);
+  });
+
+  it('falls back to the segment text when the file has no tokens (plain -oj)', () => {
+    const doc = { result: { language: 'en' }, transcription: [{ offsets: { from: 0, to: 1500 }, text: ' Hello there.' }] };
+    expect(parseWhisperJson(doc)).toEqual({
+      language: 'en',
+      words: [],
+      segments: [{ start: 0, end: 1.5, text: 'Hello there.' }],
+      text: 'Hello there.',
+    });
+  });
+
+  it('times an untimed token from where the previous one ended', () => {
+    const doc = {
+      result: { language: 'en' },
+      transcription: [
+        { offsets: { from: 1000, to: 2000 }, text: ' a b', tokens: [{ text: ' a', offsets: { from: 1000, to: 1300 } }, { text: ' b' }] },
+      ],
+    };
+    expect(parseWhisperJson(doc).words).toEqual([
+      { start: 1, end: 1.3, text: 'a' },
+      { start: 1.3, end: 1.3, text: 'b' },
+    ]);
+  });
+
+  it('drops <|...|> style special tokens too', () => {
+    const doc = {
+      result: { language: 'en' },
+      transcription: [{ offsets: { from: 0, to: 500 }, text: ' hi', tokens: [{ text: ' hi', offsets: { from: 0, to: 400 } }, { text: '<|endoftext|>', offsets: { from: 400, to: 500 } }] }],
+    };
+    expect(parseWhisperJson(doc).words).toEqual([{ start: 0, end: 0.4, text: 'hi' }]);
+  });
+
+  it('repairs raw control characters in strings and bare nan/inf the writer can emit', () => {
+    const raw = fixture('whisper-full-jfk.en.json').replace('" fellow"', '" fel\tlow"').replace('"p": 0.999361', '"p": -nan');
+    expect(() => JSON.parse(raw)).toThrow();
+    const result = parseWhisperJson(raw);
+    expect(result.words[3]).toEqual({ start: 0.76, end: 1.13, text: 'fel low' });
+  });
+
+  it('leaves escapes and nan inside strings alone when repairing', () => {
+    expect(repairJson('{"a": "x\\"nan\u0001", "b": nan, "c": -inf}')).toBe('{"a": "x\\"nan\\u0001", "b": null, "c": null}');
+  });
+
+  it.each([
+    ['not JSON', '{"result": '],
+    ['no language', { transcription: [] }],
+    ['no transcription', { result: { language: 'en' } }],
+    ['a malformed segment', { result: { language: 'en' }, transcription: [{ text: 'x' }] }],
+  ])('rejects %s', (_name, input) => {
+    expect(() => parseWhisperJson(input)).toThrow(WhisperOutputError);
+  });
+});

@@ -1,0 +1,152 @@
+import { wordsToText, type TimedWord } from './words';
+
+/**
+ * Parser for the file whisper-cli writes with `--output-json-full` (whisper.cpp 1.9.1,
+ * examples/cli/cli.cpp `output_json`). The parts read here:
+ *
+ *   { "result": { "language": "en" },
+ *     "transcription": [ { "offsets": { "from": 0, "to": 7600 },      // ms
+ *                          "text": " And so my fellow Americans,",
+ *                          "tokens": [ { "text": "[_BEG_]", "offsets": {...}, "id": 50363, "p": 0.9, "t_dtw": -1 },
+ *                                      { "text": " And", "offsets": { "from": 0, "to": 320 }, ... } ] } ] }
+ *
+ * Token `offsets` are present only when the engine timed the token (always with -ojf, which turns
+ * token timestamps on). Special tokens are written as `[_BEG_]`, `[_TT_123]`, `[_EOT_]`, ...
+ */
+export interface WhisperSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface WhisperResult {
+  /** The requested language, or the detected one when none was requested. */
+  language: string;
+  words: TimedWord[];
+  segments: WhisperSegment[];
+  text: string;
+}
+
+export class WhisperOutputError extends Error {
+  override readonly name = 'WhisperOutputError';
+}
+
+interface RawOffsets { from: number; to: number }
+interface RawToken { text: string; offsets?: RawOffsets }
+interface RawSegment { text: string; offsets: RawOffsets; tokens?: RawToken[] }
+
+const SPECIAL_TOKEN = /^(\[_[^\]]*\]|<\|[^|]*\|>)$/;
+
+/** Parses the raw file text (or an already parsed object) into words, segments and text. */
+export function parseWhisperJson(input: unknown): WhisperResult {
+  const doc = typeof input === 'string' ? parseLenient(input) : input;
+  if (!isObject(doc)) throw new WhisperOutputError('whisper output is not a JSON object');
+  const result = doc['result'];
+  const language = isObject(result) && typeof result['language'] === 'string' ? result['language'] : null;
+  if (!language) throw new WhisperOutputError('whisper output has no result.language');
+  const transcription = doc['transcription'];
+  if (!Array.isArray(transcription)) throw new WhisperOutputError('whisper output has no transcription array');
+
+  const segments: WhisperSegment[] = [];
+  const words: TimedWord[] = [];
+  for (const [i, raw] of transcription.entries()) {
+    if (!isSegment(raw)) throw new WhisperOutputError(`whisper output segment ${i} is malformed`);
+    const text = collapse(raw.text);
+    if (text) segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text });
+    words.push(...segmentWords(raw));
+  }
+  const text = words.length > 0 ? wordsToText(words) : segments.map((s) => s.text).join(' ');
+  return { language, words, segments, text };
+}
+
+function segmentWords(segment: RawSegment): TimedWord[] {
+  const words: TimedWord[] = [];
+  let current: { text: string; start: number; end: number } | null = null;
+  const flush = () => {
+    const text = collapse(current?.text ?? '');
+    if (current && text) words.push({ start: ms(current.start), end: ms(Math.max(current.start, current.end)), text });
+    current = null;
+  };
+  // Untimed tokens (none with -ojf, but the writer allows them) take the time where the last one ended.
+  let cursor = segment.offsets.from;
+  for (const token of segment.tokens ?? []) {
+    if (SPECIAL_TOKEN.test(token.text)) continue;
+    const from = token.offsets?.from ?? cursor;
+    const to = token.offsets?.to ?? from;
+    cursor = to;
+    // A leading space marks a new word; the first token of a segment starts one too.
+    if (current === null || /^\s/.test(token.text)) {
+      flush();
+      current = { text: token.text, start: from, end: to };
+    } else {
+      current.text += token.text;
+      current.end = to;
+    }
+  }
+  flush();
+  return words;
+}
+
+/** Seconds with millisecond precision from the writer's integer milliseconds. */
+const ms = (value: number) => Math.round(value) / 1000;
+const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isOffsets(value: unknown): value is RawOffsets {
+  return isObject(value) && typeof value['from'] === 'number' && typeof value['to'] === 'number';
+}
+function isSegment(value: unknown): value is RawSegment {
+  if (!isObject(value) || typeof value['text'] !== 'string' || !isOffsets(value['offsets'])) return false;
+  const tokens = value['tokens'];
+  if (tokens === undefined) return true;
+  return Array.isArray(tokens) && tokens.every((t) => isObject(t) && typeof t['text'] === 'string' && (t['offsets'] === undefined || isOffsets(t['offsets'])));
+}
+
+/**
+ * The writer escapes only `"` and `\` inside strings, so a token holding a control character
+ * (a byte-level token) makes the file invalid JSON; and floats go through `ostream <<`, which
+ * writes `nan`/`inf`. Retry with both repaired before giving up.
+ */
+function parseLenient(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return JSON.parse(repairJson(text));
+    } catch (error) {
+      throw new WhisperOutputError(`whisper output is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+}
+
+export function repairJson(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (inString) {
+      if (ch === '\\') {
+        out += ch + (text[i + 1] ?? '');
+        i++;
+      } else if (ch === '"') {
+        inString = false;
+        out += ch;
+      } else {
+        const code = ch.charCodeAt(0);
+        out += code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : ch;
+      }
+      continue;
+    }
+    if (ch === '"') inString = true;
+    const bare = /^-?(nan|inf)\b/i.exec(text.slice(i, i + 5));
+    if (!inString && bare) {
+      out += 'null';
+      i += bare[0].length - 1;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
