@@ -1,0 +1,3 @@
+export { corpusDer, fileDer, type DerOptions, type DerResult } from './der';
+export { maxWeightAssignment } from './hungarian';
+export { formatRttm, parseRttm, readRttm, type Turn } from './rttm';
