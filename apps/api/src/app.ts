@@ -6,6 +6,9 @@ import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
+import { uploadRoutes } from './routes/upload.routes';
+import { UploadLock } from './services/upload-lock';
+import { UploadService } from './services/upload.service';
 
 /** Builds the Express app without listening, so tests drive it with supertest. */
 export function createApp(deps: ApiDeps): Express {
@@ -22,6 +25,8 @@ export function createApp(deps: ApiDeps): Express {
   const v1 = Router();
   v1.use(authenticate(deps, limits.unauthenticated));
   v1.use(accountRoutes(deps, limits.limit));
+  const uploads = new UploadService(deps.db, deps.blobs, new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs));
+  v1.use(uploadRoutes(uploads, limits.limit));
   v1.use(limits.limit('unknown'), notFound);
   app.use('/v1', v1);
 

@@ -24,6 +24,8 @@ export interface ApiConfig extends CommonConfig {
   /** Milliseconds an authenticated key stays cached in-process (0 = always ask Postgres). */
   authCacheMs: number;
   dbPoolSize: number;
+  /** How long an upload's writer lock outlives a writer that vanished (ms). */
+  uploadLockTtlMs: number;
 }
 
 /** Parses the API's configuration once at boot. Throws ConfigError naming the bad variable. */
@@ -47,5 +49,6 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 0, 0),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 1),
+    uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
   };
 }

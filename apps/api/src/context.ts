@@ -1,4 +1,5 @@
 import type { Db } from '@hark/db';
+import type { BlobStore } from '@hark/storage';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from './config';
 import type { Logger } from './logger';
@@ -9,6 +10,7 @@ export interface ApiDeps {
   db: Db;
   redis: Redis;
   logger: Logger;
+  blobs: BlobStore;
 }
 
 export interface AuthContext {

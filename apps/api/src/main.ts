@@ -1,5 +1,6 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
 import { createDb } from '@hark/db';
+import { LocalBlobStore } from '@hark/storage';
 import { Redis } from 'ioredis';
 import { createApp } from './app';
 import { loadApiConfig } from './config';
@@ -12,9 +13,11 @@ async function main(): Promise<void> {
   // Producers fail fast rather than queueing commands while Redis is away.
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const app = createApp({ config, db, redis, logger });
+  const blobs = new LocalBlobStore(config.storageDir);
+  const app = createApp({ config, db, redis, logger, blobs });
   const server = app.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, host: config.host }, 'api listening');
+    const addr = server.address();
+    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host }, 'api listening');
   });
 
   let stopping = false;

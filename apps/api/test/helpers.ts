@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '@hark/db';
 import { Redis } from 'ioredis';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LocalBlobStore } from '@hark/storage';
 import pino from 'pino';
 import { createApp } from '../src/app';
 import { type ApiConfig, loadApiConfig } from '../src/config';
@@ -23,7 +27,9 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
   };
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 5 });
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
-  const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }) };
+  const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
+  config.storageDir = storageDir;
+  const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };
   return {
     app: createApp(deps),
     deps,

@@ -1,3 +1,4 @@
 export * from './wait-for';
 export * from './factories';
 export * from './invariants';
+export * from './processes';

@@ -1,0 +1,49 @@
+// POST /v1/uploads, GET /v1/uploads/{id}, PUT /v1/uploads/{id}
+import { HarkError, LIMITS, parseOrThrow } from '@hark/core';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { UploadQuery } from '../schemas/upload.schemas';
+import type { UploadService } from '../services/upload.service';
+
+function declaredLength(req: Request): number | null {
+  const raw = req.headers['content-length'];
+  if (raw === undefined) return req.headers['transfer-encoding'] ? null : 0;
+  return Number(raw);
+}
+
+/** A refusal sent before the body was read closes the connection instead of draining it. */
+function closeAfter(res: Response, e: unknown): never {
+  if (e instanceof HarkError && e.status === 413) res.setHeader('Connection', 'close');
+  throw e;
+}
+
+export function uploadRoutes(uploads: UploadService, limit: (route: string) => RequestHandler): Router {
+  const r = Router();
+  const noStore: RequestHandler = (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+
+  r.post('/uploads', limit('POST /v1/uploads'), noStore, async (req, res) => {
+    const q = parseOrThrow(UploadQuery, req.query);
+    const expectedBytes = q.expectedBytes === undefined ? null : Number(q.expectedBytes);
+    if (expectedBytes !== null && expectedBytes > LIMITS.maxUploadBytes) {
+      throw HarkError.validation({ expectedBytes: 'expected_bytes_invalid' });
+    }
+    const upload = await uploads
+      .createWithBody(req.auth!.accountId, { expectedBytes, sha256: q.sha256?.toLowerCase() ?? null }, req, declaredLength(req))
+      .catch((e: unknown) => closeAfter(res, e));
+    res.status(201).json({ data: upload });
+  });
+
+  r.get('/uploads/:id', limit('GET /v1/uploads/{id}'), noStore, async (req, res) => {
+    res.json({ data: await uploads.get(req.auth!.accountId, String(req.params.id)) });
+  });
+
+  r.put('/uploads/:id', limit('PUT /v1/uploads/{id}'), noStore, async (req, res) => {
+    const upload = await uploads
+      .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req))
+      .catch((e: unknown) => closeAfter(res, e));
+    res.json({ data: upload });
+  });
+  return r;
+}

@@ -1,0 +1,3 @@
+export * from './blob-store';
+export * from './local-blob-store';
+export * from './resumable-sha256';

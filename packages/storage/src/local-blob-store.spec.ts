@@ -1,0 +1,48 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LocalBlobStore } from './local-blob-store';
+
+async function* chunks(...parts: (Buffer | Error)[]): AsyncIterable<Buffer> {
+  for (const p of parts) {
+    if (p instanceof Error) throw p;
+    yield p;
+  }
+}
+
+describe('LocalBlobStore', () => {
+  let dir: string;
+  let store: LocalBlobStore;
+  const tooLarge = () => new Error('too large');
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'hark-blob-'));
+    store = new LocalBlobStore(dir);
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('appends at the recorded offset and cuts bytes a crash left past it', async () => {
+    expect(await store.appendAt('a', 0, chunks(Buffer.from('hello ')), { maxBytes: 100, tooLarge })).toBe(6);
+    await writeFile(path.join(dir, 'a'), 'hello GARBAGE'); // unrecorded tail from a crash
+    expect(await store.appendAt('a', 6, chunks(Buffer.from('wor'), Buffer.from('ld')), { maxBytes: 100, tooLarge })).toBe(5);
+    expect(await readFile(path.join(dir, 'a'), 'utf8')).toBe('hello world');
+  });
+
+  it('a failing body leaves the blob at its old length', async () => {
+    await store.appendAt('b', 0, chunks(Buffer.from('keep')), { maxBytes: 100, tooLarge });
+    await expect(
+      store.appendAt('b', 4, chunks(Buffer.alloc(2 << 20, 1), new Error('client went away')), { maxBytes: 8 << 20, tooLarge }),
+    ).rejects.toThrow('client went away');
+    expect(await readFile(path.join(dir, 'b'), 'utf8')).toBe('keep');
+  });
+
+  it('refuses bodies over maxBytes, writing nothing', async () => {
+    await expect(
+      store.appendAt('c', 0, chunks(Buffer.alloc(60), Buffer.alloc(60)), { maxBytes: 100, tooLarge }),
+    ).rejects.toThrow('too large');
+    expect((await readFile(path.join(dir, 'c'))).length).toBe(0);
+  });
+
+  it('rejects keys that could escape the directory', async () => {
+    await expect(store.localPath('../etc/passwd')).rejects.toThrow('invalid blob key');
+  });
+});

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+export interface AppProcess {
+  child: ChildProcess;
+  /** JSON log lines printed so far. */
+  logs: Record<string, unknown>[];
+  /** Resolves with the first log line matching `msg`. */
+  waitForLog(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts a built app (`apps/<name>/dist/main.js`) as a real process with its JSON logs captured. */
+export function startApp(name: 'api' | 'worker' | 'webhook-dispatcher', env: NodeJS.ProcessEnv): AppProcess {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps', name, 'dist/main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const waiters: { msg: string; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let buf = '';
+  const onData = (chunk: Buffer) => {
+    buf += chunk.toString();
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        parsed = { msg: line };
+      }
+      logs.push(parsed);
+      for (const w of waiters.filter((x) => x.msg === parsed.msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+  return {
+    child,
+    logs,
+    exited,
+    kill: (signal = 'SIGKILL') => child.kill(signal),
+    waitForLog(msg, timeoutMs = 15_000) {
+      const found = logs.find((l) => l.msg === msg);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(
+          () => reject(new Error(`${name} did not log "${msg}" within ${timeoutMs} ms; logs: ${JSON.stringify(logs.slice(-5))}`)),
+          timeoutMs,
+        );
+        waiters.push({ msg, resolve: (l) => (clearTimeout(t), resolve(l)) });
+        void exited.then((code) => reject(new Error(`${name} exited (${code}) before logging "${msg}": ${JSON.stringify(logs.slice(-5))}`)));
+      });
+    },
+  };
+}
