@@ -1,7 +1,10 @@
 import { checkPublicUrl } from './check-public-url';
 
 /** A fake resolver: tests never reach real DNS. */
-function resolverFor(table: Record<string, string[]>): { resolve: (host: string) => Promise<string[]>; asked: string[] } {
+function resolverFor(table: Record<string, string[]>): {
+  resolve: (host: string) => Promise<string[]>;
+  asked: string[];
+} {
   const asked: string[] = [];
   return {
     asked,
@@ -77,7 +80,10 @@ describe('checkPublicUrl', () => {
     await expect(checkPublicUrl('http://internal.example.com/', opts)).resolves.toEqual({ ok: true });
     await expect(checkPublicUrl('http://receiver:3000/', opts)).resolves.toEqual({ ok: true });
     expect(dns.asked.length).toBe(before);
-    await expect(checkPublicUrl('ftp://127.0.0.1/', opts)).resolves.toEqual({ ok: false, reason: 'unsupported_scheme' });
+    await expect(checkPublicUrl('ftp://127.0.0.1/', opts)).resolves.toEqual({
+      ok: false,
+      reason: 'unsupported_scheme',
+    });
     await expect(checkPublicUrl('http://a:b@127.0.0.1/', opts)).resolves.toEqual({
       ok: false,
       reason: 'credentials_not_allowed',
@@ -86,7 +92,9 @@ describe('checkPublicUrl', () => {
 
   it('refuses with dns_failed when DNS does not answer in time', async () => {
     const never = () => new Promise<string[]>(() => undefined);
-    await expect(checkPublicUrl('https://slow.example.com/', { resolve: never, dnsTimeoutMs: 20 })).resolves.toEqual({
+    await expect(
+      checkPublicUrl('https://slow.example.com/', { resolve: never, dnsTimeoutMs: 20 }),
+    ).resolves.toEqual({
       ok: false,
       reason: 'dns_failed',
     });

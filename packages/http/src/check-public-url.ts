@@ -36,7 +36,10 @@ const defaultResolve = async (hostname: string): Promise<string[]> =>
  * A name that does not resolve is refused (`dns_failed`); callers that would rather accept it
  * and let delivery fail can treat that reason as success.
  */
-export async function checkPublicUrl(url: string, options: CheckPublicUrlOptions = {}): Promise<UrlCheckResult> {
+export async function checkPublicUrl(
+  url: string,
+  options: CheckPublicUrlOptions = {},
+): Promise<UrlCheckResult> {
   const { allowPrivate = false, resolve = defaultResolve, dnsTimeoutMs = 5_000 } = options;
   let parsed: URL;
   try {
@@ -44,9 +47,11 @@ export async function checkPublicUrl(url: string, options: CheckPublicUrlOptions
   } catch {
     return { ok: false, reason: 'invalid_url' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: 'unsupported_scheme' };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { ok: false, reason: 'unsupported_scheme' };
   if (parsed.hostname === '') return { ok: false, reason: 'invalid_url' };
-  if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: 'credentials_not_allowed' };
+  if (parsed.username !== '' || parsed.password !== '')
+    return { ok: false, reason: 'credentials_not_allowed' };
   if (allowPrivate) return { ok: true };
 
   try {

@@ -93,7 +93,13 @@ function toDownloadError(
 ): DownloadError {
   const cause = { cause: error };
   if (stop?.reason === 'too_large') {
-    return new DownloadError('audio_too_large', `The audio is larger than ${maxBytes} bytes`, 'too_large', bytes, cause);
+    return new DownloadError(
+      'audio_too_large',
+      `The audio is larger than ${maxBytes} bytes`,
+      'too_large',
+      bytes,
+      cause,
+    );
   }
   if (stop?.reason === 'http_status') {
     const message = `The audio URL answered with HTTP status ${stop.status}`;

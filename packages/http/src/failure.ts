@@ -38,7 +38,10 @@ export function classifyFailure(error: unknown): FailureKind {
     return 'connection_reset';
   }
   if (code === 'ERR_TOO_MANY_REDIRECTS') return 'too_many_redirects';
-  if (code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) {
+  if (
+    code !== undefined &&
+    (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+  ) {
     return 'tls_failed';
   }
   return 'request_failed';

@@ -10,8 +10,13 @@ function lookupWith(answer: Answer, options: LookupOptions) {
     seen.push(opts);
     cb(answer.error, answer.addresses);
   });
-  return new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number; seen: LookupOptions[] }>(
-    (resolve) => lookup('host.test', options, (error, address, family) => resolve({ error, address, family, seen })),
+  return new Promise<{
+    error: NodeJS.ErrnoException | null;
+    address: unknown;
+    family?: number;
+    seen: LookupOptions[];
+  }>((resolve) =>
+    lookup('host.test', options, (error, address, family) => resolve({ error, address, family, seen })),
   );
 }
 
@@ -20,7 +25,10 @@ const v6 = (address: string): LookupAddress => ({ address, family: 6 });
 
 describe('createGuardedLookup', () => {
   it('passes a public answer through, single-address form', async () => {
-    const result = await lookupWith({ error: null, addresses: [v4('93.184.216.34'), v6('2606:4700::1')] }, {});
+    const result = await lookupWith(
+      { error: null, addresses: [v4('93.184.216.34'), v6('2606:4700::1')] },
+      {},
+    );
     expect(result.error).toBeNull();
     expect(result.address).toBe('93.184.216.34');
     expect(result.family).toBe(4);
@@ -57,17 +65,23 @@ describe('createGuardedLookup', () => {
 });
 
 describe('assertAllowedTarget', () => {
-  it.each(['https://example.com/', 'http://93.184.216.34:8080/', 'http://[2606:4700::1]/', 'http://localhost/'])(
-    'lets %s through (host names are checked at connect time)',
-    (url) => {
-      expect(() => assertAllowedTarget(new URL(url))).not.toThrow();
-    },
-  );
+  it.each([
+    'https://example.com/',
+    'http://93.184.216.34:8080/',
+    'http://[2606:4700::1]/',
+    'http://localhost/',
+  ])('lets %s through (host names are checked at connect time)', (url) => {
+    expect(() => assertAllowedTarget(new URL(url))).not.toThrow();
+  });
 
-  it.each(['http://127.0.0.1/', 'http://[::1]/', 'http://[::ffff:a00:1]/', 'http://0x7f.1/', 'ftp://example.com/', 'file:///etc/passwd'])(
-    'refuses %s',
-    (url) => {
-      expect(() => assertAllowedTarget(new URL(url))).toThrow(AddressBlockedError);
-    },
-  );
+  it.each([
+    'http://127.0.0.1/',
+    'http://[::1]/',
+    'http://[::ffff:a00:1]/',
+    'http://0x7f.1/',
+    'ftp://example.com/',
+    'file:///etc/passwd',
+  ])('refuses %s', (url) => {
+    expect(() => assertAllowedTarget(new URL(url))).toThrow(AddressBlockedError);
+  });
 });

@@ -1,5 +1,10 @@
 export { isPublicAddress } from './public-address';
-export { checkPublicUrl, type CheckPublicUrlOptions, type UrlCheckResult, type UrlRefusal } from './check-public-url';
+export {
+  checkPublicUrl,
+  type CheckPublicUrlOptions,
+  type UrlCheckResult,
+  type UrlRefusal,
+} from './check-public-url';
 export { createGuardedClient, type GuardedClient, type GuardedClientOptions } from './guarded-client';
 export { AddressBlockedError, assertAllowedTarget, createGuardedLookup, type AddressPolicy } from './guard';
 export { classifyFailure, describeFailure, type FailureKind } from './failure';

@@ -49,7 +49,7 @@ const NON_PUBLIC_GLOBAL_V6: ReadonlyArray<readonly [Uint8Array, number]> = [
 ];
 
 function isPublicV4(value: number): boolean {
-  return !V4_RANGES.some(({ base, mask }) => ((value & mask) >>> 0) === base);
+  return !V4_RANGES.some(({ base, mask }) => (value & mask) >>> 0 === base);
 }
 
 function isPublicV6(bytes: Uint8Array): boolean {

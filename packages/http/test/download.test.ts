@@ -38,19 +38,25 @@ describe('downloadToFile', () => {
     const audio = Buffer.alloc(3 * MB, 7);
     const s = await server((_req, res) => res.end(audio));
     const dest = join(dir, 'a.bin');
-    await expect(downloadToFile(client, `${s.url}/a.mp3`, dest, { maxBytes: 4 * MB })).resolves.toEqual({ bytes: 3 * MB });
+    await expect(downloadToFile(client, `${s.url}/a.mp3`, dest, { maxBytes: 4 * MB })).resolves.toEqual({
+      bytes: 3 * MB,
+    });
     expect((await readFile(dest)).equals(audio)).toBe(true);
   });
 
   it('accepts a body of exactly maxBytes', async () => {
     const s = await server((_req, res) => res.end(Buffer.alloc(1000)));
-    await expect(downloadToFile(client, s.url, join(dir, 'a'), { maxBytes: 1000 })).resolves.toEqual({ bytes: 1000 });
+    await expect(downloadToFile(client, s.url, join(dir, 'a'), { maxBytes: 1000 })).resolves.toEqual({
+      bytes: 1000,
+    });
   });
 
   it('follows redirects', async () => {
     const target = await server((_req, res) => res.end('audio'));
     const s = await server((_req, res) => res.writeHead(302, { location: `${target.url}/real.mp3` }).end());
-    await expect(downloadToFile(client, s.url, join(dir, 'a'), { maxBytes: MB })).resolves.toEqual({ bytes: 5 });
+    await expect(downloadToFile(client, s.url, join(dir, 'a'), { maxBytes: MB })).resolves.toEqual({
+      bytes: 5,
+    });
   });
 
   it('aborts a body that never ends as soon as it passes maxBytes, and removes the partial file', async () => {
@@ -70,7 +76,11 @@ describe('downloadToFile', () => {
     });
     const dest = join(dir, 'big');
     const error = await failure(downloadToFile(client, s.url, dest, { maxBytes: MB }));
-    expect(error).toMatchObject({ code: 'audio_too_large', reason: 'too_large', message: `The audio is larger than ${MB} bytes` });
+    expect(error).toMatchObject({
+      code: 'audio_too_large',
+      reason: 'too_large',
+      message: `The audio is larger than ${MB} bytes`,
+    });
     // Stopped within one chunk of the cap, not after reading the stream to the time-out.
     expect(error.bytesRead).toBeGreaterThan(MB);
     expect(error.bytesRead).toBeLessThanOrEqual(MB + chunk.length);
@@ -128,7 +138,9 @@ describe('downloadToFile', () => {
 
   it('reports a refused connection', async () => {
     const port = await closedPort();
-    const error = await failure(downloadToFile(client, `http://127.0.0.1:${port}/`, join(dir, 'a'), { maxBytes: MB }));
+    const error = await failure(
+      downloadToFile(client, `http://127.0.0.1:${port}/`, join(dir, 'a'), { maxBytes: MB }),
+    );
     expect(error).toMatchObject({ code: 'audio_unreachable', reason: 'connection_refused' });
   });
 

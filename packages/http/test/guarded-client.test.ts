@@ -32,7 +32,10 @@ describe('createGuardedClient', () => {
 
   it('follows a redirect between allowed hosts', async () => {
     const second = await server((_req, res) => res.end('fine'), '127.0.0.2');
-    const first = await server((_req, res) => res.writeHead(302, { location: `${second.url}/b` }).end(), '127.0.0.2');
+    const first = await server(
+      (_req, res) => res.writeHead(302, { location: `${second.url}/b` }).end(),
+      '127.0.0.2',
+    );
     const response = await guarded.get(`${first.url}/a`);
     expect(response.body).toBe('fine');
     expect(response.redirectUrls.map(String)).toEqual([`${second.url}/b`]);
@@ -53,7 +56,10 @@ describe('createGuardedClient', () => {
   });
 
   it('refuses a redirect to a non-http scheme', async () => {
-    const redirector = await server((_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end(), '127.0.0.2');
+    const redirector = await server(
+      (_req, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end(),
+      '127.0.0.2',
+    );
     expect(await codeOf(guarded, redirector.url)).toBeDefined();
     expect(internal.requests).toHaveLength(0);
   });
@@ -66,7 +72,10 @@ describe('createGuardedClient', () => {
   });
 
   it('stops after maxRedirects', async () => {
-    const loop: LoopbackServer = await server((_req, res) => res.writeHead(302, { location: loop.url }).end(), '127.0.0.2');
+    const loop: LoopbackServer = await server(
+      (_req, res) => res.writeHead(302, { location: loop.url }).end(),
+      '127.0.0.2',
+    );
     const client = createGuardedClient({ isAllowedAddress: loopbackTwoIsPublic, maxRedirects: 2 });
     expect(await codeOf(client, loop.url)).toBe('ERR_TOO_MANY_REDIRECTS');
     expect(loop.requests).toHaveLength(3);

@@ -20,7 +20,12 @@ describe('postJson', () => {
   it('posts the body and headers and reports a 2xx with its body', async () => {
     const s = await server((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks'));
     const result = await postJson(devClient, `${s.url}/hook`, body, headers);
-    expect(result).toEqual({ statusCode: 200, bodyPreviewSource: 'thanks', error: null, durationMs: expect.any(Number) });
+    expect(result).toEqual({
+      statusCode: 200,
+      bodyPreviewSource: 'thanks',
+      error: null,
+      durationMs: expect.any(Number),
+    });
     expect(s.requests).toHaveLength(1);
     expect(s.requests[0]).toMatchObject({ method: 'POST', url: '/hook', body });
     expect(s.requests[0]?.headers).toMatchObject({
@@ -33,7 +38,9 @@ describe('postJson', () => {
 
   it('does not follow a 302: the redirect comes back as the status', async () => {
     const target = await server((_req, res) => res.end('should not be reached'));
-    const s = await server((_req, res) => res.writeHead(302, { location: `${target.url}/elsewhere` }).end('moved'));
+    const s = await server((_req, res) =>
+      res.writeHead(302, { location: `${target.url}/elsewhere` }).end('moved'),
+    );
     const result = await postJson(devClient, s.url, body, headers);
     expect(result).toMatchObject({ statusCode: 302, bodyPreviewSource: 'moved', error: null });
     expect(target.requests).toHaveLength(0);
@@ -41,8 +48,14 @@ describe('postJson', () => {
 
   it('reports 4xx and 5xx answers as statuses, not errors', async () => {
     const s = await server((req, res) => res.writeHead(req.url === '/gone' ? 410 : 503).end('nope'));
-    await expect(postJson(devClient, `${s.url}/gone`, body, headers)).resolves.toMatchObject({ statusCode: 410, error: null });
-    await expect(postJson(devClient, `${s.url}/x`, body, headers)).resolves.toMatchObject({ statusCode: 503, error: null });
+    await expect(postJson(devClient, `${s.url}/gone`, body, headers)).resolves.toMatchObject({
+      statusCode: 410,
+      error: null,
+    });
+    await expect(postJson(devClient, `${s.url}/x`, body, headers)).resolves.toMatchObject({
+      statusCode: 503,
+      error: null,
+    });
   });
 
   it('cuts a server that never answers at the time-out', async () => {
@@ -123,7 +136,10 @@ describe('postJson', () => {
     it('lets an allowed address through (127.0.0.2 standing in for a public one)', async () => {
       const client = createGuardedClient({ isAllowedAddress: loopbackTwoIsPublic });
       const s = await server((_req, res) => res.end('ok'), '127.0.0.2');
-      await expect(postJson(client, s.url, body, headers)).resolves.toMatchObject({ statusCode: 200, error: null });
+      await expect(postJson(client, s.url, body, headers)).resolves.toMatchObject({
+        statusCode: 200,
+        error: null,
+      });
     });
   });
 
