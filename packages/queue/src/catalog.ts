@@ -42,3 +42,18 @@ export const TRANSCRIBE_JOB_OPTIONS = {
 export function transcriptDoneChannel(prefix: string): string {
   return `${prefix}:transcript-finished`;
 }
+
+/** Redis pub/sub channel telling workers to abort a transcript's job at once (cancel). */
+export function transcriptCancelChannel(prefix: string): string {
+  return `${prefix}:transcript-cancel`;
+}
+
+/** BullMQ key prefix under the deployment's Redis prefix. */
+export function bullPrefix(prefix: string): string {
+  return `${prefix}:bull`;
+}
+
+/** Job id of the automatic webhook attempt `attempt` for a transcript (repeats collapse). */
+export function webhookJobId(transcriptId: string, attempt: number): string {
+  return `${transcriptId}-attempt-${attempt}`;
+}
