@@ -55,15 +55,19 @@ exec 9>"$OUT/.build.lock"
 if command -v flock >/dev/null; then flock 9; fi
 exit_if_up_to_date
 
-# A cache made from another source path (the pnpm store path changes with the version) makes
-# cmake refuse to configure; start that tree afresh.
+# Start the tree afresh when it was configured from another source path (cmake refuses it) or
+# with other flags (cmake's cache would keep an option that is no longer passed, GGML_CUDA=ON say).
+TREE_STAMP="$BUILD/hark-build.stamp"
 if [[ -f "$BUILD/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$SRC" "$BUILD/CMakeCache.txt"; then
+  rm -rf "$BUILD"
+elif [[ -f "$TREE_STAMP" && "$(cat "$TREE_STAMP")" != "$STAMP_TEXT" ]]; then
   rm -rf "$BUILD"
 fi
 
 echo "build-whisper: building whisper-cli ($STAMP_TEXT)"
 start=$SECONDS
 cmake -S "$SRC" -B "$BUILD" "${CMAKE_FLAGS[@]}"
+printf '%s' "$STAMP_TEXT" > "$TREE_STAMP"
 cmake --build "$BUILD" --config Release --target whisper-cli -j"${WHISPER_BUILD_JOBS:-$(nproc)}"
 
 [[ -x "$BUILD/bin/whisper-cli" ]] || fail "build finished but $BUILD/bin/whisper-cli is missing"

@@ -15,11 +15,21 @@ function wav(dataBytes: number, { byteRate = 32000, declared = dataBytes, extraC
   fmt.writeUInt32LE(byteRate, 16);
   fmt.writeUInt16LE(2, 20);
   fmt.writeUInt16LE(16, 22);
-  const list = Buffer.concat([Buffer.from('LIST', 'ascii'), Buffer.from([5, 0, 0, 0]), Buffer.from('INFOx\0', 'ascii')]);
+  const list = Buffer.concat([
+    Buffer.from('LIST', 'ascii'),
+    Buffer.from([5, 0, 0, 0]),
+    Buffer.from('INFOx\0', 'ascii'),
+  ]);
   const data = Buffer.alloc(8);
   data.write('data', 0, 'ascii');
   data.writeUInt32LE(declared, 4);
-  const body = Buffer.concat([Buffer.from('WAVE', 'ascii'), fmt, ...(extraChunk ? [list] : []), data, Buffer.alloc(dataBytes)]);
+  const body = Buffer.concat([
+    Buffer.from('WAVE', 'ascii'),
+    fmt,
+    ...(extraChunk ? [list] : []),
+    data,
+    Buffer.alloc(dataBytes),
+  ]);
   const riff = Buffer.alloc(8);
   riff.write('RIFF', 0, 'ascii');
   riff.writeUInt32LE(body.length, 4);
@@ -49,7 +59,9 @@ describe('readWavDuration', () => {
   });
 
   it('rejects something that is not a WAV file', async () => {
-    await expect(readWavDuration(file(Buffer.from('ID3 not a wav at all')))).rejects.toThrow(/not a RIFF\/WAVE/);
+    await expect(readWavDuration(file(Buffer.from('ID3 not a wav at all')))).rejects.toThrow(
+      /not a RIFF\/WAVE/,
+    );
   });
 });
 
@@ -59,25 +71,39 @@ describe('decodeToWav', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Stands in for ffmpeg: writes `content` to the output named by the last argument. */
-  const writing = (content: Buffer, args: string[][] = []): RunProcess => async (_command, a) => {
-    args.push([...a]);
-    writeFileSync((a.at(-1) as string).replace(/^file:/, ''), content);
-    return { stdout: '', stderr: '', durationMs: 1 };
-  };
+  const writing =
+    (content: Buffer, args: string[][] = []): RunProcess =>
+    async (_command, a) => {
+      args.push([...a]);
+      writeFileSync((a.at(-1) as string).replace(/^file:/, ''), content);
+      return { stdout: '', stderr: '', durationMs: 1 };
+    };
 
   it('asks ffmpeg for 16 kHz mono s16le WAV of the first audio stream and returns its duration', async () => {
     const calls: string[][] = [];
     const out = join(dir, 'out.wav');
-    await expect(decodeToWav(__filename, out, { run: writing(wav(64000), calls) })).resolves.toEqual({ outputPath: out, durationSeconds: 2 });
+    await expect(decodeToWav(__filename, out, { run: writing(wav(64000), calls) })).resolves.toEqual({
+      outputPath: out,
+      durationSeconds: 2,
+    });
     const args = calls[0] as string[];
     const after = (flag: string) => args[args.indexOf(flag) + 1];
-    expect([after('-map'), after('-ac'), after('-ar'), after('-c:a'), after('-f'), after('-i')]).toEqual(['0:a:0', '1', '16000', 'pcm_s16le', 'wav', `file:${__filename}`]);
+    expect([after('-map'), after('-ac'), after('-ar'), after('-c:a'), after('-f'), after('-i')]).toEqual([
+      '0:a:0',
+      '1',
+      '16000',
+      'pcm_s16le',
+      'wav',
+      `file:${__filename}`,
+    ]);
     expect(args).toContain('-vn');
   });
 
   it('rejects audio without samples as audio_invalid and removes the output', async () => {
     const out = join(dir, 'out.wav');
-    await expect(decodeToWav(__filename, out, { run: writing(wav(0)) })).rejects.toMatchObject({ code: 'audio_invalid' });
+    await expect(decodeToWav(__filename, out, { run: writing(wav(0)) })).rejects.toMatchObject({
+      code: 'audio_invalid',
+    });
     expect(existsSync(out)).toBe(false);
   });
 
@@ -85,9 +111,17 @@ describe('decodeToWav', () => {
     const out = join(dir, 'out.wav');
     const run: RunProcess = async () => {
       writeFileSync(out, 'partial');
-      throw new ProcessError('exit 1', 'ffmpeg', 1, null, 'Invalid data found when processing input');
+      throw new ProcessError('exit 1', {
+        command: 'ffmpeg',
+        exitCode: 1,
+        signal: null,
+        stderr: 'Invalid data found when processing input',
+      });
     };
-    await expect(decodeToWav(__filename, out, { run })).rejects.toMatchObject({ code: 'audio_invalid', transient: false });
+    await expect(decodeToWav(__filename, out, { run })).rejects.toMatchObject({
+      code: 'audio_invalid',
+      transient: false,
+    });
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -20,24 +20,29 @@ export interface DecodeResult {
  * Rejects with `MediaError` `audio_invalid` when ffmpeg cannot decode it or it holds no
  * samples; `engine_failed` (transient) on disk trouble or a crash; `MediaAbortError` on abort.
  */
-export async function decodeToWav(input: string, outputPath: string, options: FfmpegCallOptions = {}): Promise<DecodeResult> {
+export async function decodeToWav(
+  input: string,
+  outputPath: string,
+  options: FfmpegCallOptions = {},
+): Promise<DecodeResult> {
   await access(input, constants.R_OK);
   const { run, ffmpeg, runOptions } = withDefaults(options);
   const args = [
-    '-nostdin', '-hide_banner', '-v', 'error', '-y',
-    '-i', fileUrl(input),
-    '-map', '0:a:0', '-vn', '-sn', '-dn',
-    '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le',
+    ['-nostdin', '-hide_banner', '-v', 'error', '-y'],
+    ['-i', fileUrl(input)],
+    ['-map', '0:a:0', '-vn', '-sn', '-dn'],
+    ['-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le'],
     // No LIST/INFO chunk: keeps the header plain for any WAV reader.
-    '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
-    '-f', 'wav', fileUrl(outputPath),
-  ];
+    ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact'],
+    ['-f', 'wav', fileUrl(outputPath)],
+  ].flat();
   try {
     await run(ffmpeg, args, runOptions).catch((e: unknown) => {
       throw ffmpegFailure(e, 'ffmpeg could not decode the audio');
     });
     const durationSeconds = await readWavDuration(outputPath);
-    if (durationSeconds <= 0) throw new MediaError('audio_invalid', 'The audio stream holds no samples', { transient: false });
+    if (durationSeconds <= 0)
+      throw new MediaError('audio_invalid', 'The audio stream holds no samples', { transient: false });
     return { outputPath, durationSeconds };
   } catch (error) {
     await rm(outputPath, { force: true });

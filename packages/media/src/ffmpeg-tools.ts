@@ -31,12 +31,24 @@ export function ffmpegFailure(error: unknown, what: string): unknown {
   if (isAbortError(error) || !(error instanceof ProcessError)) return error;
   const { stderr } = error;
   if (error.spawnErrorCode !== null) {
-    return new MediaError('engine_failed', `${what}: ${error.message}`, { transient: false, stderr, cause: error });
+    return new MediaError('engine_failed', `${what}: ${error.message}`, {
+      transient: false,
+      stderr,
+      cause: error,
+    });
   }
   if (error.exitCode === null || DISK_TROUBLE.test(stderr)) {
-    return new MediaError('engine_failed', `${what}: ${error.message}`, { transient: true, stderr, cause: error });
+    return new MediaError('engine_failed', `${what}: ${error.message}`, {
+      transient: true,
+      stderr,
+      cause: error,
+    });
   }
-  return new MediaError('audio_invalid', `${what}: ${error.message}`, { transient: false, stderr, cause: error });
+  return new MediaError('audio_invalid', `${what}: ${error.message}`, {
+    transient: false,
+    stderr,
+    cause: error,
+  });
 }
 
 export function withDefaults(options: FfmpegCallOptions) {

@@ -36,7 +36,9 @@ describe('applyBuiltInCorrections', () => {
 
 describe('applyGlossary', () => {
   it('replaces whole words case-insensitively, keeping timestamps', () => {
-    expect(applyGlossary(words('deploy', 'to', 'KUBERNETTIES', 'today'), { kubernetties: 'Kubernetes' })).toEqual([
+    expect(
+      applyGlossary(words('deploy', 'to', 'KUBERNETTIES', 'today'), { kubernetties: 'Kubernetes' }),
+    ).toEqual([
       ...words('deploy', 'to'),
       { start: 2, end: 2.5, text: 'Kubernetes' },
       { start: 3, end: 3.5, text: 'today' },
@@ -44,34 +46,56 @@ describe('applyGlossary', () => {
   });
 
   it('never matches inside a word', () => {
-    expect(applyGlossary(words('cathode', 'cat'), { cat: 'dog' }).map((w) => w.text)).toEqual(['cathode', 'dog']);
+    expect(applyGlossary(words('cathode', 'cat'), { cat: 'dog' }).map((w) => w.text)).toEqual([
+      'cathode',
+      'dog',
+    ]);
   });
 
   it('keeps punctuation attached to the matched word', () => {
-    expect(applyGlossary(words('"hark,"', 'hark.', '(hark)'), { hark: 'Hark' }).map((w) => w.text)).toEqual(['"Hark,"', 'Hark.', '(Hark)']);
+    expect(applyGlossary(words('"hark,"', 'hark.', '(hark)'), { hark: 'Hark' }).map((w) => w.text)).toEqual([
+      '"Hark,"',
+      'Hark.',
+      '(Hark)',
+    ]);
   });
 
   it('merges a multi-word match into one word from first start to last end', () => {
     const out = applyGlossary(words('I', 'use', 'pie', 'torch,', 'daily'), { 'Pie Torch': 'PyTorch' });
-    expect(out).toEqual([...words('I', 'use'), { start: 2, end: 3.5, text: 'PyTorch,' }, { start: 4, end: 4.5, text: 'daily' }]);
+    expect(out).toEqual([
+      ...words('I', 'use'),
+      { start: 2, end: 3.5, text: 'PyTorch,' },
+      { start: 4, end: 4.5, text: 'daily' },
+    ]);
   });
 
   it('does not match a phrase across punctuation between its words', () => {
-    expect(applyGlossary(words('pie,', 'torch'), { 'pie torch': 'PyTorch' }).map((w) => w.text)).toEqual(['pie,', 'torch']);
+    expect(applyGlossary(words('pie,', 'torch'), { 'pie torch': 'PyTorch' }).map((w) => w.text)).toEqual([
+      'pie,',
+      'torch',
+    ]);
   });
 
   it('prefers the longest phrase and does not chain replacements', () => {
     const glossary = { new: 'old', 'new york': 'New York City', city: 'town' };
-    expect(applyGlossary(words('new', 'york', 'new'), glossary).map((w) => w.text)).toEqual(['New York City', 'old']);
+    expect(applyGlossary(words('new', 'york', 'new'), glossary).map((w) => w.text)).toEqual([
+      'New York City',
+      'old',
+    ]);
   });
 
   it('consumes punctuation the key itself holds', () => {
-    expect(applyGlossary(words('Dr.', 'Who'), { 'dr.': 'Doctor' }).map((w) => w.text)).toEqual(['Doctor', 'Who']);
+    expect(applyGlossary(words('Dr.', 'Who'), { 'dr.': 'Doctor' }).map((w) => w.text)).toEqual([
+      'Doctor',
+      'Who',
+    ]);
   });
 
   it('keeps extra fields of the first word (a speaker label)', () => {
     const labelled = words('jay', 'son').map((w) => ({ ...w, speaker: 'A' }));
-    expect(applyGlossary(labelled, { 'jay son': 'JSON' })).toEqual([{ start: 0, end: 1.5, text: 'JSON', speaker: 'A' }]);
+    expect(applyGlossary(labelled, { 'jay son': 'JSON' })).toEqual([
+      { start: 0, end: 1.5, text: 'JSON', speaker: 'A' },
+    ]);
   });
 
   it('ignores entries with an empty side', () => {

@@ -19,7 +19,11 @@ export function applyBuiltInCorrections<W extends TimedWord>(words: readonly W[]
     if (text === '' || text === '[BLANK_AUDIO]') continue;
     const previous = out[out.length - 1];
     if (previous && CLOSING_ONLY.test(text)) {
-      out[out.length - 1] = { ...previous, text: previous.text + text, end: Math.max(previous.end, word.end) };
+      out[out.length - 1] = {
+        ...previous,
+        text: previous.text + text,
+        end: Math.max(previous.end, word.end),
+      };
     } else {
       out.push(text === word.text ? word : { ...word, text });
     }
@@ -35,8 +39,15 @@ export function applyCorrections<W extends TimedWord>(words: readonly W[], gloss
   return glossary ? applyGlossary(corrected, glossary) : corrected;
 }
 
-interface Part { lead: string; core: string; trail: string }
-interface Entry { parts: Part[]; value: string }
+interface Part {
+  lead: string;
+  core: string;
+  trail: string;
+}
+interface Entry {
+  parts: Part[];
+  value: string;
+}
 
 /**
  * Replaces whole words and multi-word phrases, case-insensitively, longest phrase first, left to

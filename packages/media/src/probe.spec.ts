@@ -6,28 +6,48 @@ const stream = (extra: Record<string, unknown>) => ({ index: 0, ...extra });
 
 describe('normaliseProbe', () => {
   it('reads a plain audio file', () => {
-    const json = { streams: [stream({ codec_type: 'audio', codec_name: 'pcm_s16le', duration: '11.000000' })], format: { format_name: 'wav', duration: '11.000000' } };
-    expect(normaliseProbe(json)).toEqual({ durationSeconds: 11, formatName: 'wav', hasAudio: true, audioCodec: 'pcm_s16le' });
+    const json = {
+      streams: [stream({ codec_type: 'audio', codec_name: 'pcm_s16le', duration: '11.000000' })],
+      format: { format_name: 'wav', duration: '11.000000' },
+    };
+    expect(normaliseProbe(json)).toEqual({
+      durationSeconds: 11,
+      formatName: 'wav',
+      hasAudio: true,
+      audioCodec: 'pcm_s16le',
+    });
   });
 
   it('takes the first audio stream of a video and prefers its own duration', () => {
     const json = {
-      streams: [stream({ codec_type: 'video', codec_name: 'h264', duration: '12.5' }), stream({ codec_type: 'audio', codec_name: 'aac', duration: '10.02' })],
+      streams: [
+        stream({ codec_type: 'video', codec_name: 'h264', duration: '12.5' }),
+        stream({ codec_type: 'audio', codec_name: 'aac', duration: '10.02' }),
+      ],
       format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '12.5' },
     };
-    expect(normaliseProbe(json)).toMatchObject({ durationSeconds: 10.02, formatName: 'mov,mp4,m4a,3gp,3g2,mj2', audioCodec: 'aac' });
+    expect(normaliseProbe(json)).toMatchObject({
+      durationSeconds: 10.02,
+      formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+      audioCodec: 'aac',
+    });
   });
 
   it("falls back to the container's duration, then Matroska's DURATION tag, then null", () => {
     const audio = { codec_type: 'audio', codec_name: 'opus' };
     expect(normaliseProbe({ streams: [audio], format: { duration: '3.5' } }).durationSeconds).toBe(3.5);
-    expect(normaliseProbe({ streams: [{ ...audio, tags: { DURATION: '01:02:03.250000000' } }], format: {} }).durationSeconds).toBe(3723.25);
+    expect(
+      normaliseProbe({ streams: [{ ...audio, tags: { DURATION: '01:02:03.250000000' } }], format: {} })
+        .durationSeconds,
+    ).toBe(3723.25);
     expect(normaliseProbe({ streams: [audio], format: { duration: 'N/A' } }).durationSeconds).toBeNull();
   });
 
   it('rejects a file without an audio stream as audio_invalid', () => {
     const json = { streams: [stream({ codec_type: 'video' })], format: { format_name: 'mov' } };
-    expect(() => normaliseProbe(json)).toThrow(expect.objectContaining({ code: 'audio_invalid', transient: false }) as Error);
+    expect(() => normaliseProbe(json)).toThrow(
+      expect.objectContaining({ code: 'audio_invalid', transient: false }) as Error,
+    );
     expect(() => normaliseProbe({})).toThrow(MediaError);
   });
 });
@@ -35,16 +55,27 @@ describe('normaliseProbe', () => {
 describe('probeAudio', () => {
   // Any readable file will do: the fake runner answers in place of ffprobe.
   const path = __filename;
-  const answering = (stdout: string): RunProcess => async () => ({ stdout, stderr: '', durationMs: 1 });
-  const failing = (error: Error): RunProcess => async () => {
-    throw error;
-  };
+  const answering =
+    (stdout: string): RunProcess =>
+    async () => ({ stdout, stderr: '', durationMs: 1 });
+  const failing =
+    (error: Error): RunProcess =>
+    async () => {
+      throw error;
+    };
 
   it('runs ffprobe on a file: URL and normalises its JSON', async () => {
     const calls: string[][] = [];
     const run: RunProcess = async (command, args) => {
       calls.push([command, ...args]);
-      return { stdout: JSON.stringify({ streams: [{ codec_type: 'audio', codec_name: 'mp3' }], format: { format_name: 'mp3', duration: '2' } }), stderr: '', durationMs: 1 };
+      return {
+        stdout: JSON.stringify({
+          streams: [{ codec_type: 'audio', codec_name: 'mp3' }],
+          format: { format_name: 'mp3', duration: '2' },
+        }),
+        stderr: '',
+        durationMs: 1,
+      };
     };
     await expect(probeAudio(path, { run, ffprobePath: '/usr/local/bin/ffprobe' })).resolves.toEqual({
       durationSeconds: 2,
@@ -57,7 +88,12 @@ describe('probeAudio', () => {
   });
 
   it('maps ffprobe refusing the input to audio_invalid with its stderr', async () => {
-    const error = new ProcessError('exit 1', 'ffprobe', 1, null, 'Invalid data found when processing input');
+    const error = new ProcessError('exit 1', {
+      command: 'ffprobe',
+      exitCode: 1,
+      signal: null,
+      stderr: 'Invalid data found when processing input',
+    });
     await expect(probeAudio(path, { run: failing(error) })).rejects.toMatchObject({
       code: 'audio_invalid',
       transient: false,
@@ -66,19 +102,44 @@ describe('probeAudio', () => {
   });
 
   it('maps a missing ffprobe to a permanent engine_failed', async () => {
-    const error = new ProcessError('no', 'ffprobe', null, null, '', 'ENOENT');
-    await expect(probeAudio(path, { run: failing(error) })).rejects.toMatchObject({ code: 'engine_failed', transient: false });
+    const error = new ProcessError('no', {
+      command: 'ffprobe',
+      exitCode: null,
+      signal: null,
+      stderr: '',
+      spawnErrorCode: 'ENOENT',
+    });
+    await expect(probeAudio(path, { run: failing(error) })).rejects.toMatchObject({
+      code: 'engine_failed',
+      transient: false,
+    });
   });
 
   it('rejects with the fs error when the input does not exist', async () => {
-    await expect(probeAudio('/nonexistent/audio.wav', { run: answering('{}') })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(probeAudio('/nonexistent/audio.wav', { run: answering('{}') })).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('measures the duration by reading packets when no header records it', async () => {
     const run: RunProcess = async (command) =>
       command === 'ffprobe'
-        ? { stdout: JSON.stringify({ streams: [{ codec_type: 'audio', codec_name: 'opus' }], format: { format_name: 'matroska,webm' } }), stderr: '', durationMs: 1 }
-        : { stdout: 'out_time_us=1000000\nprogress=continue\nout_time_us=3001000\nprogress=end\n', stderr: '', durationMs: 1 };
-    await expect(probeAudio(path, { run })).resolves.toMatchObject({ durationSeconds: 3.001, audioCodec: 'opus' });
+        ? {
+            stdout: JSON.stringify({
+              streams: [{ codec_type: 'audio', codec_name: 'opus' }],
+              format: { format_name: 'matroska,webm' },
+            }),
+            stderr: '',
+            durationMs: 1,
+          }
+        : {
+            stdout: 'out_time_us=1000000\nprogress=continue\nout_time_us=3001000\nprogress=end\n',
+            stderr: '',
+            durationMs: 1,
+          };
+    await expect(probeAudio(path, { run })).resolves.toMatchObject({
+      durationSeconds: 3.001,
+      audioCodec: 'opus',
+    });
   });
 });

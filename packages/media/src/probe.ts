@@ -31,7 +31,10 @@ export async function probeAudio(path: string, options: FfmpegCallOptions = {}):
   try {
     json = JSON.parse(stdout);
   } catch (error) {
-    throw new MediaError('engine_failed', 'ffprobe printed something other than JSON', { transient: false, cause: error });
+    throw new MediaError('engine_failed', 'ffprobe printed something other than JSON', {
+      transient: false,
+      cause: error,
+    });
   }
   const probed = normaliseProbe(json);
   const durationSeconds = probed.durationSeconds ?? (await measureDuration(path, options));
@@ -42,7 +45,9 @@ export async function probeAudio(path: string, options: FfmpegCallOptions = {}):
  * ffprobe JSON -> ProbeResult. `durationSeconds` is null when neither the stream nor the
  * container records one (WebM from a browser's MediaRecorder, anything written to a pipe).
  */
-export function normaliseProbe(json: unknown): Omit<ProbeResult, 'durationSeconds'> & { durationSeconds: number | null } {
+export function normaliseProbe(
+  json: unknown,
+): Omit<ProbeResult, 'durationSeconds'> & { durationSeconds: number | null } {
   const doc = isObject(json) ? json : {};
   const format = isObject(doc['format']) ? doc['format'] : {};
   const streams = Array.isArray(doc['streams']) ? doc['streams'].filter(isObject) : [];
@@ -63,13 +68,17 @@ export function normaliseProbe(json: unknown): Omit<ProbeResult, 'durationSecond
 /** Reads every packet of the first audio stream without decoding (stream copy), so it is quick. */
 async function measureDuration(path: string, options: FfmpegCallOptions): Promise<number> {
   const { run, ffmpeg, runOptions } = withDefaults(options);
-  const args = ['-nostdin', '-v', 'error', '-i', fileUrl(path), '-map', '0:a:0', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'];
+  const args = [
+    ['-nostdin', '-v', 'error', '-i', fileUrl(path)],
+    ['-map', '0:a:0', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'],
+  ].flat();
   const { stdout } = await run(ffmpeg, args, runOptions).catch((e: unknown) => {
     throw ffmpegFailure(e, 'ffmpeg could not read the audio stream');
   });
   const times = [...stdout.matchAll(/^out_time_us=(\d+)$/gm)];
   const last = times[times.length - 1]?.[1];
-  if (last === undefined) throw new MediaError('audio_invalid', 'Could not measure the audio duration', { transient: false });
+  if (last === undefined)
+    throw new MediaError('audio_invalid', 'Could not measure the audio duration', { transient: false });
   return Number(last) / 1_000_000;
 }
 

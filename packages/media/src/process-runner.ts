@@ -26,24 +26,43 @@ export interface RunResult {
 }
 
 /** The signature media functions take, so tests can pass a fake instead of spawning. */
-export type RunProcess = (command: string, args: readonly string[], options?: RunOptions) => Promise<RunResult>;
+export type RunProcess = (
+  command: string,
+  args: readonly string[],
+  options?: RunOptions,
+) => Promise<RunResult>;
+
+export interface ProcessErrorDetails {
+  command: string;
+  /** Null when the process did not exit by itself (never started, or killed by a signal). */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** Last ~8 KB of stderr. */
+  stderr: string;
+  /** errno code when spawning failed (`ENOENT`: binary not found). */
+  spawnErrorCode?: string | null;
+  /** Killed for overrunning `timeoutMs`. */
+  timedOut?: boolean;
+}
 
 /** The process could not start, exited non-zero, was killed by a signal, or overran a limit. */
 export class ProcessError extends Error {
   override readonly name = 'ProcessError';
+  readonly command: string;
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+  readonly spawnErrorCode: string | null;
+  readonly timedOut: boolean;
 
-  constructor(
-    message: string,
-    readonly command: string,
-    readonly exitCode: number | null,
-    readonly signal: NodeJS.Signals | null,
-    /** Last ~8 KB of stderr. */
-    readonly stderr: string,
-    /** errno code when spawning failed (`ENOENT`: binary not found). */
-    readonly spawnErrorCode: string | null = null,
-    readonly timedOut = false,
-  ) {
+  constructor(message: string, details: ProcessErrorDetails) {
     super(message);
+    this.command = details.command;
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderr = details.stderr;
+    this.spawnErrorCode = details.spawnErrorCode ?? null;
+    this.timedOut = details.timedOut ?? false;
   }
 }
 
@@ -57,7 +76,10 @@ export function formatCommandLine(command: string, args: readonly string[]): str
  * one that mentions an error, since tools print usage or timings after it; else the last line.
  */
 export function stderrSummary(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.findLast((l) => /\berror\b/i.test(l)) ?? lines[lines.length - 1] ?? '';
 }
 
@@ -66,7 +88,14 @@ export function stderrSummary(stderr: string): string {
  * Rejects with `MediaAbortError` when aborted, `ProcessError` for every other failure.
  */
 export const runProcess: RunProcess = (command, args, options = {}) => {
-  const { signal, debug, captureStdout = true, maxStdoutBytes = 32 * 1024 * 1024, timeoutMs, onSpawn } = options;
+  const {
+    signal,
+    debug,
+    captureStdout = true,
+    maxStdoutBytes = 32 * 1024 * 1024,
+    timeoutMs,
+    onSpawn,
+  } = options;
   if (signal?.aborted) return Promise.reject(new MediaAbortError(undefined, signal.reason));
   debug?.(formatCommandLine(command, args));
 
@@ -88,7 +117,12 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
       signal?.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
       if (error) reject(error);
-      else resolve({ stdout: Buffer.concat(stdoutChunks).toString('utf8'), stderr: stderrText(), durationMs: Date.now() - started });
+      else
+        resolve({
+          stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+          stderr: stderrText(),
+          durationMs: Date.now() - started,
+        });
     };
     const kill = (reason: Error) => {
       if (killedFor) return;
@@ -97,9 +131,15 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     };
     const onAbort = () => kill(new MediaAbortError(undefined, signal?.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = timeoutMs === undefined ? null : setTimeout(() => {
-      kill(new ProcessError(`${command} timed out after ${timeoutMs} ms`, command, null, 'SIGKILL', stderrText(), null, true));
-    }, timeoutMs);
+    const timer =
+      timeoutMs === undefined
+        ? null
+        : setTimeout(() => {
+            const killed = { command, exitCode: null, signal: 'SIGKILL' as const, stderr: stderrText() };
+            kill(
+              new ProcessError(`${command} timed out after ${timeoutMs} ms`, { ...killed, timedOut: true }),
+            );
+          }, timeoutMs);
 
     child.on('spawn', () => {
       if (child.pid !== undefined) onSpawn?.(child.pid);
@@ -107,20 +147,23 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdoutBytes) {
-        kill(new ProcessError(`${command} wrote more than ${maxStdoutBytes} bytes to stdout`, command, null, 'SIGKILL', stderrText()));
+        const message = `${command} wrote more than ${maxStdoutBytes} bytes to stdout`;
+        kill(new ProcessError(message, { command, exitCode: null, signal: 'SIGKILL', stderr: stderrText() }));
       } else {
         stdoutChunks.push(chunk);
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => {
       const joined = Buffer.concat([stderrTail, chunk]);
-      stderrTail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+      stderrTail =
+        joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
     });
 
     child.on('error', (err: NodeJS.ErrnoException) => {
       // 'error' without a pid: it never started (ENOENT, EACCES). With one, a kill failed; 'exit' follows.
       if (child.pid !== undefined) return;
-      finish(new ProcessError(`${command} could not start: ${err.message}`, command, null, null, '', err.code ?? null));
+      const details = { command, exitCode: null, signal: null, stderr: '', spawnErrorCode: err.code ?? null };
+      finish(new ProcessError(`${command} could not start: ${err.message}`, details));
     });
     // 'exit' rather than 'close' for our own kills: 'close' also waits for pipes that an
     // inheriting grandchild could hold open.
@@ -132,7 +175,8 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
       if (code === 0) return finish(null);
       const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
       const line = stderrSummary(stderrText());
-      finish(new ProcessError(`${command} ${how}${line ? `: ${line}` : ''}`, command, code, sig, stderrText()));
+      const details = { command, exitCode: code, signal: sig, stderr: stderrText() };
+      finish(new ProcessError(`${command} ${how}${line ? `: ${line}` : ''}`, details));
     });
   });
 };

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWhisperJson, repairJson, WhisperOutputError } from './whisper-output';
 
-// Fixtures follow whisper.cpp 1.9.1 `output_json` byte for byte; whisper-full-empty.json is a
-// real file written by whisper-cli with the test model.
+// Fixtures follow whisper.cpp 1.9.1 `output_json` (-ojf) byte for byte (tabs, float format);
+// whisper-full-empty.ojf.txt is a real file written by whisper-cli with the test model. The .txt
+// extension keeps the formatter from rewriting them.
 const fixture = (name: string) => readFileSync(join(__dirname, '__fixtures__', name), 'utf8');
 
 describe('parseWhisperJson', () => {
   it('builds words from timed tokens across segments, dropping special tokens', () => {
-    const result = parseWhisperJson(fixture('whisper-full-jfk.en.json'));
+    const result = parseWhisperJson(fixture('whisper-full-jfk.en.ojf.txt'));
 
     expect(result.language).toBe('en');
     expect(result.words).toHaveLength(22);
@@ -24,7 +25,11 @@ describe('parseWhisperJson', () => {
     expect(result.words.at(-1)).toEqual({ start: 10.34, end: 10.76, text: 'country.' });
     expect(result.segments).toEqual([
       { start: 0, end: 3.8, text: 'And so my fellow Americans,' },
-      { start: 3.8, end: 11, text: 'ask not what your country can do for you, ask what you can do for your country.' },
+      {
+        start: 3.8,
+        end: 11,
+        text: 'ask not what your country can do for you, ask what you can do for your country.',
+      },
     ]);
     expect(result.text).toBe(
       'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.',
@@ -33,25 +38,41 @@ describe('parseWhisperJson', () => {
   });
 
   it('reports the detected language and keeps multi-byte text and escaped quotes', () => {
-    const result = parseWhisperJson(fixture('whisper-full-two-segments.de.json'));
+    const result = parseWhisperJson(fixture('whisper-full-two-segments.de.ojf.txt'));
 
     expect(result.language).toBe('de');
-    expect(result.words.map((w) => w.text)).toEqual(['Guten', 'Morgen,', 'München!', 'Er', 'sagte', '"Hallo".', 'Straße']);
+    expect(result.words.map((w) => w.text)).toEqual([
+      'Guten',
+      'Morgen,',
+      'München!',
+      'Er',
+      'sagte',
+      '"Hallo".',
+      'Straße',
+    ]);
     expect(result.words[2]).toEqual({ start: 0.9, end: 1.74, text: 'München!' });
     expect(result.text).toBe('Guten Morgen, München! Er sagte "Hallo". Straße');
   });
 
   it('returns no words and empty text for an empty transcription', () => {
-    expect(parseWhisperJson(fixture('whisper-full-empty.json'))).toEqual({ language: 'en', words: [], segments: [], text: '' });
+    expect(parseWhisperJson(fixture('whisper-full-empty.ojf.txt'))).toEqual({
+      language: 'en',
+      words: [],
+      segments: [],
+      text: '',
+    });
   });
 
   it('accepts an already parsed object', () => {
-    const doc = JSON.parse(fixture('whisper-full-jfk.en.json')) as unknown;
+    const doc = JSON.parse(fixture('whisper-full-jfk.en.ojf.txt')) as unknown;
     expect(parseWhisperJson(doc).words).toHaveLength(22);
   });
 
   it('falls back to the segment text when the file has no tokens (plain -oj)', () => {
-    const doc = { result: { language: 'en' }, transcription: [{ offsets: { from: 0, to: 1500 }, text: ' Hello there.' }] };
+    const doc = {
+      result: { language: 'en' },
+      transcription: [{ offsets: { from: 0, to: 1500 }, text: ' Hello there.' }],
+    };
     expect(parseWhisperJson(doc)).toEqual({
       language: 'en',
       words: [],
@@ -64,7 +85,11 @@ describe('parseWhisperJson', () => {
     const doc = {
       result: { language: 'en' },
       transcription: [
-        { offsets: { from: 1000, to: 2000 }, text: ' a b', tokens: [{ text: ' a', offsets: { from: 1000, to: 1300 } }, { text: ' b' }] },
+        {
+          offsets: { from: 1000, to: 2000 },
+          text: ' a b',
+          tokens: [{ text: ' a', offsets: { from: 1000, to: 1300 } }, { text: ' b' }],
+        },
       ],
     };
     expect(parseWhisperJson(doc).words).toEqual([
@@ -76,20 +101,33 @@ describe('parseWhisperJson', () => {
   it('drops <|...|> style special tokens too', () => {
     const doc = {
       result: { language: 'en' },
-      transcription: [{ offsets: { from: 0, to: 500 }, text: ' hi', tokens: [{ text: ' hi', offsets: { from: 0, to: 400 } }, { text: '<|endoftext|>', offsets: { from: 400, to: 500 } }] }],
+      transcription: [
+        {
+          offsets: { from: 0, to: 500 },
+          text: ' hi',
+          tokens: [
+            { text: ' hi', offsets: { from: 0, to: 400 } },
+            { text: '<|endoftext|>', offsets: { from: 400, to: 500 } },
+          ],
+        },
+      ],
     };
     expect(parseWhisperJson(doc).words).toEqual([{ start: 0, end: 0.4, text: 'hi' }]);
   });
 
   it('repairs raw control characters in strings and bare nan/inf the writer can emit', () => {
-    const raw = fixture('whisper-full-jfk.en.json').replace('" fellow"', '" fel\tlow"').replace('"p": 0.999361', '"p": -nan');
+    const raw = fixture('whisper-full-jfk.en.ojf.txt')
+      .replace('" fellow"', '" fel\tlow"')
+      .replace('"p": 0.999361', '"p": -nan');
     expect(() => JSON.parse(raw)).toThrow();
     const result = parseWhisperJson(raw);
     expect(result.words[3]).toEqual({ start: 0.76, end: 1.13, text: 'fel low' });
   });
 
   it('leaves escapes and nan inside strings alone when repairing', () => {
-    expect(repairJson('{"a": "x\\"nan\u0001", "b": nan, "c": -inf}')).toBe('{"a": "x\\"nan\\u0001", "b": null, "c": null}');
+    expect(repairJson('{"a": "x\\"nan\u0001", "b": nan, "c": -inf}')).toBe(
+      '{"a": "x\\"nan\\u0001", "b": null, "c": null}',
+    );
   });
 
   it.each([

@@ -31,9 +31,19 @@ export class WhisperOutputError extends Error {
   override readonly name = 'WhisperOutputError';
 }
 
-interface RawOffsets { from: number; to: number }
-interface RawToken { text: string; offsets?: RawOffsets }
-interface RawSegment { text: string; offsets: RawOffsets; tokens?: RawToken[] }
+interface RawOffsets {
+  from: number;
+  to: number;
+}
+interface RawToken {
+  text: string;
+  offsets?: RawOffsets;
+}
+interface RawSegment {
+  text: string;
+  offsets: RawOffsets;
+  tokens?: RawToken[];
+}
 
 const SPECIAL_TOKEN = /^(\[_[^\]]*\]|<\|[^|]*\|>)$/;
 
@@ -45,7 +55,8 @@ export function parseWhisperJson(input: unknown): WhisperResult {
   const language = isObject(result) && typeof result['language'] === 'string' ? result['language'] : null;
   if (!language) throw new WhisperOutputError('whisper output has no result.language');
   const transcription = doc['transcription'];
-  if (!Array.isArray(transcription)) throw new WhisperOutputError('whisper output has no transcription array');
+  if (!Array.isArray(transcription))
+    throw new WhisperOutputError('whisper output has no transcription array');
 
   const segments: WhisperSegment[] = [];
   const words: TimedWord[] = [];
@@ -64,7 +75,8 @@ function segmentWords(segment: RawSegment): TimedWord[] {
   let current: { text: string; start: number; end: number } | null = null;
   const flush = () => {
     const text = collapse(current?.text ?? '');
-    if (current && text) words.push({ start: ms(current.start), end: ms(Math.max(current.start, current.end)), text });
+    if (current && text)
+      words.push({ start: ms(current.start), end: ms(Math.max(current.start, current.end)), text });
     current = null;
   };
   // Untimed tokens (none with -ojf, but the writer allows them) take the time where the last one ended.
@@ -101,7 +113,15 @@ function isSegment(value: unknown): value is RawSegment {
   if (!isObject(value) || typeof value['text'] !== 'string' || !isOffsets(value['offsets'])) return false;
   const tokens = value['tokens'];
   if (tokens === undefined) return true;
-  return Array.isArray(tokens) && tokens.every((t) => isObject(t) && typeof t['text'] === 'string' && (t['offsets'] === undefined || isOffsets(t['offsets'])));
+  return (
+    Array.isArray(tokens) &&
+    tokens.every(
+      (t) =>
+        isObject(t) &&
+        typeof t['text'] === 'string' &&
+        (t['offsets'] === undefined || isOffsets(t['offsets'])),
+    )
+  );
 }
 
 /**

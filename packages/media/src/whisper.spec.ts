@@ -4,9 +4,13 @@ import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
 import { WhisperEngine } from './whisper';
 
-const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.json'), 'utf8');
+const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.ojf.txt'), 'utf8');
 
-interface Call { command: string; args: readonly string[]; options: RunOptions | undefined }
+interface Call {
+  command: string;
+  args: readonly string[];
+  options: RunOptions | undefined;
+}
 
 /** Stands in for whisper-cli: records the call and writes `output` where -of says. */
 function fakeRun(output: string | null, outcome: { stderr?: string; error?: Error } = {}) {
@@ -22,7 +26,13 @@ function fakeRun(output: string | null, outcome: { stderr?: string; error?: Erro
 }
 
 const engine = (run: RunProcess) =>
-  new WhisperEngine({ binaryPath: '/opt/whisper-cli', modelPath: '/models/base.bin', threads: 3, modelName: 'whisper-base', run });
+  new WhisperEngine({
+    binaryPath: '/opt/whisper-cli',
+    modelPath: '/models/base.bin',
+    threads: 3,
+    modelName: 'whisper-base',
+    run,
+  });
 
 describe('WhisperEngine', () => {
   it('runs whisper-cli with full JSON output and auto language, and parses the result', async () => {
@@ -34,7 +44,19 @@ describe('WhisperEngine', () => {
     const [call] = calls;
     expect(call?.command).toBe('/opt/whisper-cli');
     const prefix = call?.args[call.args.indexOf('-of') + 1] as string;
-    expect(call?.args).toEqual(['-m', '/models/base.bin', '-f', '/tmp/a.wav', '-t', '3', '-l', 'auto', '-ojf', '-of', prefix]);
+    expect(call?.args).toEqual([
+      '-m',
+      '/models/base.bin',
+      '-f',
+      '/tmp/a.wav',
+      '-t',
+      '3',
+      '-l',
+      'auto',
+      '-ojf',
+      '-of',
+      prefix,
+    ]);
     expect(call?.options?.captureStdout).toBe(false);
     // The per-run output folder is gone afterwards.
     expect(existsSync(dirname(prefix))).toBe(false);
@@ -53,26 +75,67 @@ describe('WhisperEngine', () => {
   });
 
   it('rejects a non-positive thread count', () => {
-    expect(() => new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 0, modelName: 'z' })).toThrow(RangeError);
+    expect(() => new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 0, modelName: 'z' })).toThrow(
+      RangeError,
+    );
   });
 
   it.each([
-    ['a crash (signal)', new ProcessError('killed', 'w', null, 'SIGSEGV', 'boom'), true],
-    ['inference failure (exit 10)', new ProcessError('exit 10', 'w', 10, null, 'failed to process audio'), true],
-    ['an unloadable model (exit 3)', new ProcessError('exit 3', 'w', 3, null, 'failed to initialize whisper context'), false],
-    ['a missing binary', new ProcessError('no', 'w', null, null, '', 'ENOENT'), false],
+    [
+      'a crash (signal)',
+      new ProcessError('killed', { command: 'w', exitCode: null, signal: 'SIGSEGV', stderr: 'boom' }),
+      true,
+    ],
+    [
+      'inference failure (exit 10)',
+      new ProcessError('exit 10', {
+        command: 'w',
+        exitCode: 10,
+        signal: null,
+        stderr: 'failed to process audio',
+      }),
+      true,
+    ],
+    [
+      'an unloadable model (exit 3)',
+      new ProcessError('exit 3', {
+        command: 'w',
+        exitCode: 3,
+        signal: null,
+        stderr: 'failed to initialize whisper context',
+      }),
+      false,
+    ],
+    [
+      'a missing binary',
+      new ProcessError('no', {
+        command: 'w',
+        exitCode: null,
+        signal: null,
+        stderr: '',
+        spawnErrorCode: 'ENOENT',
+      }),
+      false,
+    ],
   ])('maps %s to engine_failed (transient: %s)', async (_name, error, transient) => {
     const failure = engine(fakeRun(null, { error }).run).transcribe({ wavPath: '/tmp/a.wav' });
-    await expect(failure).rejects.toMatchObject({ name: 'MediaError', code: 'engine_failed', transient, stderr: error.stderr });
+    await expect(failure).rejects.toMatchObject({
+      name: 'MediaError',
+      code: 'engine_failed',
+      transient,
+      stderr: error.stderr,
+    });
   });
 
   it('lets an abort through unchanged', async () => {
     const abort = new MediaAbortError();
-    await expect(engine(fakeRun(null, { error: abort }).run).transcribe({ wavPath: 'a' })).rejects.toBe(abort);
+    await expect(engine(fakeRun(null, { error: abort }).run).transcribe({ wavPath: 'a' })).rejects.toBe(
+      abort,
+    );
   });
 
   it('fails when whisper-cli exits 0 without writing output', async () => {
-    const stderr = 'error: failed to read audio file \'/tmp/a.wav\'\n';
+    const stderr = "error: failed to read audio file '/tmp/a.wav'\n";
     const failure = engine(fakeRun(null, { stderr }).run).transcribe({ wavPath: '/tmp/a.wav' });
     await expect(failure).rejects.toBeInstanceOf(MediaError);
     await expect(failure).rejects.toMatchObject({ code: 'engine_failed', transient: false, stderr });

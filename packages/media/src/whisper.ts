@@ -49,7 +49,12 @@ export class WhisperEngine {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
-    const args = ['-m', modelPath, '-f', wavPath, '-t', String(threads), '-l', language || 'auto', '-ojf', '-of', outPrefix];
+    const args = [
+      ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
+      ['-l', language || 'auto'],
+      // Full JSON turns token timestamps on; the words are built from them.
+      ['-ojf', '-of', outPrefix],
+    ].flat();
     try {
       let stderr: string;
       try {
@@ -63,15 +68,23 @@ export class WhisperEngine {
       // an argument, so a missing file is the real failure signal.
       if (raw === null) {
         const permanent = /unknown language|failed to (open|read|load)/i.test(stderr);
-        throw new MediaError('engine_failed', `whisper-cli wrote no output: ${stderrSummary(stderr) || 'no message'}`, {
-          transient: !permanent,
-          stderr,
-        });
+        throw new MediaError(
+          'engine_failed',
+          `whisper-cli wrote no output: ${stderrSummary(stderr) || 'no message'}`,
+          {
+            transient: !permanent,
+            stderr,
+          },
+        );
       }
       try {
         return parseWhisperJson(raw);
       } catch (error) {
-        throw new MediaError('engine_failed', (error as Error).message, { transient: false, stderr, cause: error });
+        throw new MediaError('engine_failed', (error as Error).message, {
+          transient: false,
+          stderr,
+          cause: error,
+        });
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -28,7 +28,8 @@ export function ensureWhisperBuilt(): string {
   if (existsSync(testEnv.whisperBin)) return testEnv.whisperBin;
   if (process.env['WHISPER_BIN']) throw new Error(`WHISPER_BIN=${testEnv.whisperBin} does not exist`);
   const build = spawnSync('bash', [join(repo, 'scripts/build-whisper.sh')], { stdio: 'inherit' });
-  if (build.status !== 0 || !existsSync(testEnv.whisperBin)) throw new Error('scripts/build-whisper.sh failed');
+  if (build.status !== 0 || !existsSync(testEnv.whisperBin))
+    throw new Error('scripts/build-whisper.sh failed');
   return testEnv.whisperBin;
 }
 

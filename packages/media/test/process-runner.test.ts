@@ -31,7 +31,10 @@ describe('runProcess (real processes)', () => {
   });
 
   it('rejects a missing binary with its errno code', async () => {
-    await expect(runProcess('/nonexistent/hark-binary', [])).rejects.toMatchObject({ name: 'ProcessError', spawnErrorCode: 'ENOENT' });
+    await expect(runProcess('/nonexistent/hark-binary', [])).rejects.toMatchObject({
+      name: 'ProcessError',
+      spawnErrorCode: 'ENOENT',
+    });
   });
 
   it('discards stdout when asked to', async () => {
@@ -39,7 +42,9 @@ describe('runProcess (real processes)', () => {
   });
 
   it('kills a process that writes more stdout than allowed', async () => {
-    await expect(runProcess('yes', [], { maxStdoutBytes: 1024 * 1024 })).rejects.toMatchObject({ signal: 'SIGKILL' });
+    await expect(runProcess('yes', [], { maxStdoutBytes: 1024 * 1024 })).rejects.toMatchObject({
+      signal: 'SIGKILL',
+    });
   });
 
   it('kills a process that overruns its time-out', async () => {
@@ -63,7 +68,10 @@ describe('runProcess (real processes)', () => {
 
   it('does not start anything when the signal is already aborted', async () => {
     const spawned: number[] = [];
-    const error = await runProcess('sleep', ['30'], { signal: AbortSignal.abort(), onSpawn: (p) => spawned.push(p) }).catch((e: unknown) => e);
+    const error = await runProcess('sleep', ['30'], {
+      signal: AbortSignal.abort(),
+      onSpawn: (p) => spawned.push(p),
+    }).catch((e: unknown) => e);
     expect(isAbortError(error)).toBe(true);
     expect(spawned).toEqual([]);
   });

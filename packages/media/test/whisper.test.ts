@@ -13,9 +13,17 @@ describe('WhisperEngine (real whisper-cli)', () => {
   let binaryPath = '';
   const pids: number[] = [];
   // The real runner, recording each child's pid for the cancel test.
-  const run: RunProcess = (command, args, options) => runProcess(command, args, { ...options, onSpawn: (pid) => pids.push(pid) });
+  const run: RunProcess = (command, args, options) =>
+    runProcess(command, args, { ...options, onSpawn: (pid) => pids.push(pid) });
   const engine = (overrides: { modelPath?: string; tmpDir?: string } = {}) =>
-    new WhisperEngine({ binaryPath, modelPath: testEnv.whisperModel, threads: 2, modelName: 'whisper-base', run, ...overrides });
+    new WhisperEngine({
+      binaryPath,
+      modelPath: testEnv.whisperModel,
+      threads: 2,
+      modelName: 'whisper-base',
+      run,
+      ...overrides,
+    });
 
   beforeAll(() => {
     binaryPath = ensureWhisperBuilt();
@@ -38,12 +46,20 @@ describe('WhisperEngine (real whisper-cli)', () => {
     const detected = await multilingual.transcribe({ wavPath: testEnv.jfkWav });
     expect(detected.language).toMatch(/^[a-z]{2,3}$/);
     expect(detected.language).not.toBe('auto');
-    await expect(multilingual.transcribe({ wavPath: testEnv.jfkWav, language: 'de' })).resolves.toMatchObject({ language: 'de' });
+    await expect(multilingual.transcribe({ wavPath: testEnv.jfkWav, language: 'de' })).resolves.toMatchObject(
+      { language: 'de' },
+    );
   });
 
   it('fails permanently with stderr attached when the model cannot be loaded', async () => {
-    const failure = engine({ modelPath: join(dir, 'missing-model.bin') }).transcribe({ wavPath: testEnv.jfkWav });
-    await expect(failure).rejects.toMatchObject({ name: 'MediaError', code: 'engine_failed', transient: false });
+    const failure = engine({ modelPath: join(dir, 'missing-model.bin') }).transcribe({
+      wavPath: testEnv.jfkWav,
+    });
+    await expect(failure).rejects.toMatchObject({
+      name: 'MediaError',
+      code: 'engine_failed',
+      transient: false,
+    });
     await expect(failure).rejects.toMatchObject({ stderr: expect.stringMatching(/failed to/) as unknown });
   });
 
@@ -53,8 +69,15 @@ describe('WhisperEngine (real whisper-cli)', () => {
   });
 
   it('fails permanently on an unknown language', async () => {
-    const failure = engine({ modelPath: testEnv.whisperMultilingualModel }).transcribe({ wavPath: testEnv.jfkWav, language: 'xx' });
-    await expect(failure).rejects.toMatchObject({ code: 'engine_failed', transient: false, message: expect.stringMatching(/unknown language/) as unknown });
+    const failure = engine({ modelPath: testEnv.whisperMultilingualModel }).transcribe({
+      wavPath: testEnv.jfkWav,
+      language: 'xx',
+    });
+    await expect(failure).rejects.toMatchObject({
+      code: 'engine_failed',
+      transient: false,
+      message: expect.stringMatching(/unknown language/) as unknown,
+    });
   });
 
   it('cancel: abort kills the engine process within a second', async () => {
