@@ -42,7 +42,8 @@ function targetOf(options: NormalizedOptions): URL {
  * - IP-literal hosts and the scheme are checked before each request and on every redirect.
  *
  * It never retries (callers own retries: BullMQ for downloads, the webhook schedule for sends)
- * and has its own agents, so it never reuses a socket that an unguarded client opened.
+ * and has its own agents, so it never reuses a socket that an unguarded client opened. Create one
+ * per process and purpose (downloads, webhook sends) and reuse it.
  */
 export function createGuardedClient(options: GuardedClientOptions = {}): GuardedClient {
   const {

@@ -80,7 +80,8 @@ export function postJson(
       if (received >= RESPONSE_READ_LIMIT) finish(null);
     });
     stream.once('end', () => finish(null));
-    stream.once('error', (error: unknown) => finish(classifyFailure(error)));
+    // `on`, not `once`: got can emit a second error while tearing down, which must not go uncaught.
+    stream.on('error', (error: unknown) => finish(classifyFailure(error)));
   });
 }
 
