@@ -24,7 +24,8 @@ function esmPackages() {
       // not a package directory
     }
   }
-  return [...names].map((n) => n.replace(/[.+]/g, (c) => `\\${c}`));
+  // In pnpm's store a scoped package's folder is `@scope+name@version`.
+  return [...names].map((n) => n.replace(/[.+]/g, (c) => `\\${c}`).replace('/', '[/+]'));
 }
 const esmDeps = esmPackages();
 const common = {

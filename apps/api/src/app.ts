@@ -1,3 +1,5 @@
+import { checkPublicUrl } from '@hark/http';
+import { transcriptDoneChannel } from '@hark/queue';
 import express, { type Express, Router } from 'express';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
@@ -6,12 +8,20 @@ import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
+import { transcriptRoutes } from './routes/transcript.routes';
 import { uploadRoutes } from './routes/upload.routes';
+import { CompletionWaiter } from './services/completion-waiter';
+import { ListCursorCodec } from './services/list-cursor';
+import { TranscriptListService } from './services/transcript-list.service';
+import { TranscriptQueue } from './services/transcript-queue';
+import { TranscriptService } from './services/transcript.service';
 import { UploadLock } from './services/upload-lock';
 import { UploadService } from './services/upload.service';
 
+export type HarkApp = Express & { close(): Promise<void> };
+
 /** Builds the Express app without listening, so tests drive it with supertest. */
-export function createApp(deps: ApiDeps): Express {
+export function createApp(deps: ApiDeps): HarkApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -27,10 +37,26 @@ export function createApp(deps: ApiDeps): Express {
   v1.use(accountRoutes(deps, limits.limit));
   const uploads = new UploadService(deps.db, deps.blobs, new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs));
   v1.use(uploadRoutes(uploads, limits.limit));
+  const { config } = deps;
+  const queue = new TranscriptQueue(deps.redis, config.redisPrefix);
+  const waiter = new CompletionWaiter(deps.redis.duplicate({ lazyConnect: true }), transcriptDoneChannel(config.redisPrefix));
+  const transcripts = new TranscriptService(deps.db, queue, waiter, deps.blobs, {
+    ratePerHour: config.ratePerHour,
+    speakersRatePerHour: config.speakersRatePerHour,
+    provisionalHoldSeconds: config.provisionalHoldSeconds,
+    modelName: config.modelName,
+    isAllowedWebhookUrl: async (url) => (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,
+  });
+  const lists = new TranscriptListService(deps.db, new ListCursorCodec(config.secret));
+  v1.use(transcriptRoutes(transcripts, lists, limits.limit, config.maxJsonBodyBytes));
   v1.use(limits.limit('unknown'), notFound);
   app.use('/v1', v1);
 
   app.use(notFound);
   app.use(errorHandler);
-  return app;
+  return Object.assign(app, {
+    close: async () => {
+      await Promise.allSettled([waiter.close(), queue.close()]);
+    },
+  });
 }

@@ -4,7 +4,9 @@ import {
   type Env,
   type CommonConfig,
   type RateLimitRule,
+  ConfigError,
   commonConfig,
+  modelNameFromPath,
   int,
   optStr,
   str,
@@ -24,6 +26,13 @@ export interface ApiConfig extends CommonConfig {
   /** Milliseconds an authenticated key stays cached in-process (0 = always ask Postgres). */
   authCacheMs: number;
   dbPoolSize: number;
+  /** Hourly rates in cents (decimal strings): plain, and with `speakers`. */
+  ratePerHour: string;
+  speakersRatePerHour: string;
+  /** Seconds of audio the provisional hold at create covers (decisions: 60). */
+  provisionalHoldSeconds: number;
+  /** `model` reported on transcripts, derived from WHISPER_MODEL's file name unless HARK_MODEL_NAME is set. */
+  modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
 }
@@ -49,6 +58,16 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 0, 0),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 1),
+    ratePerHour: decimal(env, 'HARK_RATE_PER_HOUR', '36'),
+    speakersRatePerHour: decimal(env, 'HARK_SPEAKERS_RATE_PER_HOUR', '48'),
+    provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
+    modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
   };
+}
+
+function decimal(env: Env, name: string, def: string): string {
+  const v = env[name] ?? def;
+  if (!/^\d{1,12}(\.\d{1,10})?$/.test(v)) throw new ConfigError(`${name} must be a non-negative decimal, got "${v}"`);
+  return v;
 }

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     force.unref();
     server.close(async () => {
+      await app.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
       logger.info('stopped');
       process.exit(0);

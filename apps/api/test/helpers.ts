@@ -30,14 +30,16 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
   const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
   config.storageDir = storageDir;
   const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };
+  const app = createApp(deps);
   return {
-    app: createApp(deps),
+    app,
     deps,
     db,
     redis,
     async close() {
       const keys = await redis.keys(`${config.redisPrefix}:*`);
       if (keys.length) await redis.del(...keys);
+      await app.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };

@@ -11,7 +11,7 @@ export async function createAccount(
 ): Promise<{ id: string }> {
   const id = newId('acct');
   const credits = money(input.trialCredits ?? 0);
-  if (credits.isNegative()) throw new RangeError('trial credits cannot be negative');
+  if (credits.lessThan(0)) throw new RangeError('trial credits cannot be negative');
   await db.$transaction(async (tx) => {
     await tx.account.create({
       data: {
@@ -21,7 +21,7 @@ export async function createAccount(
         ...(input.defaultRetentionDays !== undefined ? { defaultRetentionDays: input.defaultRetentionDays } : {}),
       },
     });
-    if (credits.isPositive()) {
+    if (credits.greaterThan(0)) {
       await tx.ledgerEntry.create({
         data: { id: newId('led'), accountId: id, kind: 'grant', amount: credits.toString(), note: 'trial credits' },
       });
@@ -32,7 +32,7 @@ export async function createAccount(
 
 async function credit(db: Db, accountId: string, amount: Money | number | string, kind: 'topup' | 'grant', note?: string) {
   const value = money(amount);
-  if (!value.isPositive()) throw new RangeError('amount must be positive');
+  if (!value.greaterThan(0)) throw new RangeError('amount must be positive');
   return db.$transaction(async (tx) => {
     const n = await tx.$executeRaw`
       UPDATE accounts SET total = total + ${value.toString()}::numeric,

@@ -51,8 +51,8 @@ export async function adjustHold(tx: Tx, accountId: string, transcriptId: string
   if (acct.available.plus(current).lessThan(target)) return false;
   const delta = target.minus(current);
   await move(tx, accountId, delta, new Decimal(0));
-  if (delta.isPositive()) await ledger(tx, accountId, 'reserve', delta, transcriptId);
-  if (delta.isNegative()) await ledger(tx, accountId, 'release', delta.negated(), transcriptId);
+  if (delta.greaterThan(0)) await ledger(tx, accountId, 'reserve', delta, transcriptId);
+  if (delta.lessThan(0)) await ledger(tx, accountId, 'release', delta.negated(), transcriptId);
   return true;
 }
 

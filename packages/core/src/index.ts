@@ -5,3 +5,4 @@ export * from './api-keys';
 export * from './limits';
 export * from './env';
 export * from './validation';
+export * from './languages';

@@ -18,7 +18,7 @@ export async function checkAccountInvariants(db: Db, accountId: string): Promise
   if (!reserved.equals(sum('reserve').minus(sum('release')))) {
     problems.push(`reserved ${reserved} != reserves-releases ${sum('reserve').minus(sum('release'))}`);
   }
-  if (reserved.isNegative() || total.isNegative() || reserved.greaterThan(total)) problems.push('balance out of range');
+  if (reserved.lessThan(0) || total.lessThan(0) || reserved.greaterThan(total)) problems.push('balance out of range');
   const holds = await db.transcript.aggregate({ where: { accountId, status: 'processing' }, _sum: { reserved: true } });
   const held = new Decimal(holds._sum.reserved?.toString() ?? 0);
   if (!held.equals(reserved)) problems.push(`reserved ${reserved} != holds of processing transcripts ${held}`);

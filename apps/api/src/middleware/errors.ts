@@ -33,7 +33,7 @@ function toHarkError(err: unknown): HarkError {
       return new HarkError('payload_too_large');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new HarkError('unsupported_media_type');
+      return HarkError.validation({ body: 'body_invalid' });
     case 'request.aborted':
       return HarkError.validation({ body: 'body_incomplete' });
     default:

@@ -1,0 +1,32 @@
+import { QUEUES, TRANSCRIBE_JOB_OPTIONS, bullPrefix, transcriptCancelChannel, transcriptDoneChannel } from '@hark/queue';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** The API's side of the queues: enqueue work, announce cancels and completions. Ids only. */
+export class TranscriptQueue {
+  private readonly queue: Queue;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    this.queue = new Queue(QUEUES.transcribe, { connection: redis, prefix: bullPrefix(prefix) });
+  }
+
+  /** jobId = transcript id: a repeated enqueue of the same transcript collapses. */
+  async enqueue(transcriptId: string): Promise<void> {
+    await this.queue.add(QUEUES.transcribe, { transcriptId }, { ...TRANSCRIBE_JOB_OPTIONS, jobId: transcriptId });
+  }
+
+  /** Tells workers to stop the job now, drops it if still waiting, and wakes waiters. */
+  async canceled(transcriptId: string): Promise<void> {
+    await this.redis.publish(transcriptCancelChannel(this.prefix), transcriptId);
+    const job = await this.queue.getJob(transcriptId);
+    if (job && !(await job.isActive())) await job.remove().catch(() => undefined);
+    await this.redis.publish(transcriptDoneChannel(this.prefix), transcriptId);
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

@@ -1,0 +1,250 @@
+import { lockAccount, placeHold } from '@hark/billing';
+import { HarkError, LIMITS, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
+import { type Db, Prisma } from '@hark/db';
+import { cancelTranscript } from '@hark/transcripts';
+import type { Static } from '@sinclair/typebox';
+import { CreateTranscriptBody } from '../schemas/transcript.schemas';
+import type { CompletionWaiter } from './completion-waiter';
+import type { TranscriptQueue } from './transcript-queue';
+import { TRANSCRIPT_SELECT, transcriptView } from './transcript-view';
+import type { BlobStore } from '@hark/storage';
+
+export type CreateInput = Static<typeof CreateTranscriptBody>;
+type Speakers = true | number | { min: number; max: number } | null;
+
+export interface TranscriptServiceConfig {
+  ratePerHour: string;
+  speakersRatePerHour: string;
+  /** Seconds of audio the provisional hold at create covers. */
+  provisionalHoldSeconds: number;
+  modelName: string;
+  /** Checks webhookUrl is a public http(s) URL (DNS included); false when refused. */
+  isAllowedWebhookUrl(url: string): Promise<boolean>;
+}
+
+export interface CreateResult {
+  status: 201 | 200;
+  transcript: ReturnType<typeof transcriptView>;
+}
+
+const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
+
+function parseSpeakers(v: CreateInput['speakers']): Speakers {
+  if (v === undefined || v === false) return null;
+  if (v === true || typeof v === 'number') return v;
+  const [min, max] = v.split('-').map(Number) as [number, number];
+  return { min, max };
+}
+
+function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Transcript use cases for the API: create, read, wait, cancel, delete. */
+export class TranscriptService {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: TranscriptQueue,
+    private readonly waiter: CompletionWaiter,
+    private readonly blobs: BlobStore,
+    private readonly cfg: TranscriptServiceConfig,
+  ) {}
+
+  /** Full validation: schema keys, cross-field rules, then the webhook's DNS check. */
+  async validate(body: unknown): Promise<CreateInput & { speakersParsed: Speakers; languageCode: string | null }> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw HarkError.validation({ body: 'body_invalid' });
+    }
+    const fields: Record<string, string> = {};
+    try {
+      parseOrThrow(CreateTranscriptBody, body);
+    } catch (e) {
+      if (!(e instanceof HarkError) || !e.fields) throw e;
+      Object.assign(fields, e.fields);
+    }
+    const b = body as CreateInput;
+    if ((b.url === undefined) === (b.uploadId === undefined)) fields.url = 'url_or_upload_id';
+    else if (b.url !== undefined && !fields.url && !isHttpUrl(b.url)) fields.url = 'url_invalid';
+    let languageCode: string | null = null;
+    if (typeof b.language === 'string' && !fields.language) {
+      languageCode = normaliseLanguage(b.language);
+      if (!languageCode) fields.language = 'language_invalid';
+    }
+    if (typeof b.speakers === 'string' && !fields.speakers) {
+      const [min, max] = b.speakers.split('-').map(Number) as [number, number];
+      if (min > max) fields.speakers = 'speakers_invalid';
+    }
+    if (typeof b.webhookUrl === 'string' && !fields.webhookUrl && !isHttpUrl(b.webhookUrl)) {
+      fields.webhookUrl = 'webhook_url_invalid';
+    }
+    if (b.reuseIfIdentical === true && b.url !== undefined && !fields.url) fields.reuseIfIdentical = 'reuse_needs_sha256';
+    if (Object.keys(fields).length === 0 && b.webhookUrl !== undefined) {
+      if (!(await this.cfg.isAllowedWebhookUrl(b.webhookUrl))) fields.webhookUrl = 'webhook_url_invalid';
+    }
+    if (Object.keys(fields).length > 0) throw HarkError.validation(fields);
+    return { ...b, speakersParsed: parseSpeakers(b.speakers), languageCode };
+  }
+
+  async create(accountId: string, apiKeyId: string, body: unknown): Promise<CreateResult> {
+    const input = await this.validate(body);
+    const upload = input.uploadId ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true) : null;
+    if (upload && input.reuseIfIdentical) {
+      const existing = await this.findReusable(accountId, upload.sha256!, input);
+      if (existing) return { status: 200, transcript: existing };
+    }
+    const rate = input.speakersParsed !== null ? this.cfg.speakersRatePerHour : this.cfg.ratePerHour;
+    const id = newId('tr');
+    await this.db.$transaction(async (tx) => {
+      const acct = await lockAccount(tx, accountId);
+      if (!acct.available.greaterThan(0)) throw new HarkError('insufficient_balance');
+      if (!acct.toppedUp) {
+        const running = await tx.transcript.count({ where: { accountId, status: 'processing' } });
+        if (running >= LIMITS.freeConcurrentTranscripts) throw new HarkError('concurrency_limit');
+      }
+      const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { defaultRetentionDays: true } });
+      const days = input.retentionDays ?? account.defaultRetentionDays;
+      const now = new Date();
+      await tx.transcript.create({
+        data: {
+          id,
+          accountId,
+          apiKeyId,
+          url: input.url ?? null,
+          uploadId: input.uploadId ?? null,
+          requestedLanguage: input.languageCode,
+          speakers: input.speakersParsed === null ? Prisma.DbNull : (input.speakersParsed as Prisma.InputJsonValue),
+          glossary: input.glossary ?? Prisma.DbNull,
+          webhookUrl: input.webhookUrl ?? null,
+          externalId: input.externalId ?? null,
+          metadata: input.metadata ?? Prisma.DbNull,
+          retentionDays: input.retentionDays ?? null,
+          expiresAt: days === null ? null : new Date(now.getTime() + days * 86_400_000),
+          rate,
+          model: this.cfg.modelName,
+          audioSha256: upload?.sha256 ?? null,
+          createdAt: now,
+        },
+      });
+      const hold = await placeHold(tx, accountId, id, costForSeconds(this.cfg.provisionalHoldSeconds, rate), acct.available);
+      await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+    });
+    await this.queue.enqueue(id);
+    return { status: 201, transcript: await this.get(accountId, id) };
+  }
+
+  private async usableUpload(accountId: string, uploadId: string, reuse: boolean) {
+    const upload = await this.db.upload.findFirst({
+      where: { id: uploadId, accountId, erasedAt: null },
+      select: { id: true, receivedBytes: true, expectedBytes: true, sha256: true },
+    });
+    if (!upload) throw new HarkError('upload_not_found');
+    if (upload.receivedBytes === 0n) throw HarkError.validation({ uploadId: 'upload_empty' });
+    if (upload.expectedBytes !== null && upload.expectedBytes !== upload.receivedBytes) {
+      throw new HarkError('upload_mismatch');
+    }
+    if (reuse && !upload.sha256) throw HarkError.validation({ reuseIfIdentical: 'reuse_needs_sha256' });
+    return upload;
+  }
+
+  /** Newest transcript of the account for the same audio digest and options, processing or done. */
+  private async findReusable(accountId: string, sha256: string, input: Awaited<ReturnType<TranscriptService['validate']>>) {
+    const candidates = await this.db.transcript.findMany({
+      where: { accountId, audioSha256: sha256, status: { in: ['processing', 'done'] }, deletedAt: null },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true, requestedLanguage: true, speakers: true, glossary: true },
+      take: 50,
+    });
+    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    const match = candidates.find(
+      (c) =>
+        c.requestedLanguage === input.languageCode &&
+        same(c.speakers, input.speakersParsed) &&
+        same(sortKeys(c.glossary), sortKeys(input.glossary ?? null)),
+    );
+    return match ? this.get(accountId, match.id) : null;
+  }
+
+  async get(accountId: string, id: string) {
+    const t = await this.find(accountId, id);
+    const content =
+      t.status === 'done' ? await this.db.transcriptContent.findUnique({ where: { transcriptId: id } }) : null;
+    return transcriptView(t, content);
+  }
+
+  private async find(accountId: string, id: string) {
+    if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
+    const t = await this.db.transcript.findFirst({
+      where: { id, accountId, deletedAt: null },
+      select: { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true },
+    });
+    if (!t) throw new HarkError('not_found');
+    return t;
+  }
+
+  /**
+   * GET with `wait`: holds the request until the transcript finishes (woken through Redis
+   * pub/sub) or `waitSeconds` pass, or the client goes away.
+   */
+  async getWaiting(accountId: string, id: string, waitSeconds: number, closed: AbortSignal) {
+    await this.waiter.start();
+    const w = this.waiter.wait(id, waitSeconds * 1000);
+    const onClose = () => w.cancel();
+    closed.addEventListener('abort', onClose);
+    try {
+      const first = await this.get(accountId, id);
+      if (first.status !== 'processing' || waitSeconds === 0) return first;
+      await w.done;
+      return await this.get(accountId, id);
+    } finally {
+      closed.removeEventListener('abort', onClose);
+      w.cancel();
+    }
+  }
+
+  /** Seconds worth waiting before polling again: from the audio length once probed. */
+  async retryAfterSeconds(accountId: string, id: string): Promise<number> {
+    const t = await this.find(accountId, id);
+    if (t.audioSeconds === null) return 2;
+    const elapsed = t.startedAt ? (Date.now() - t.startedAt.getTime()) / 1000 : 0;
+    return Math.min(60, Math.max(1, Math.ceil(t.audioSeconds * 0.25 - elapsed)));
+  }
+
+  async cancel(accountId: string, id: string) {
+    await this.find(accountId, id);
+    if (!(await cancelTranscript(this.db, id))) throw new HarkError('transcript_finished');
+    await this.queue.canceled(id);
+    return this.get(accountId, id);
+  }
+
+  /** Erases content and stored audio in one transaction; the row stays for usage records. */
+  async delete(accountId: string, id: string) {
+    const t = await this.find(accountId, id);
+    if (t.status === 'processing') throw new HarkError('transcript_processing');
+    const uploadId = await this.db.$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ upload_id: string | null; status: string }[]>`
+        SELECT upload_id, status FROM transcripts WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`;
+      const row = rows[0];
+      if (!row) throw new HarkError('not_found');
+      if (row.status === 'processing') throw new HarkError('transcript_processing');
+      await tx.transcriptContent.deleteMany({ where: { transcriptId: id } });
+      await tx.transcript.update({ where: { id }, data: { deletedAt: new Date(), glossary: Prisma.DbNull } });
+      if (row.upload_id) {
+        await tx.upload.update({ where: { id: row.upload_id }, data: { erasedAt: new Date(), hashState: null } });
+      }
+      return row.upload_id;
+    });
+    // After commit: a crash here leaves an erased upload whose file the worker's sweeper removes.
+    if (uploadId) await this.blobs.remove(uploadId);
+    return { id, deleted: true as const };
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)));
+}

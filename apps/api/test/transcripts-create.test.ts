@@ -1,0 +1,246 @@
+import request from 'supertest';
+import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
+import { envelope, startTestApi, type TestApi } from './helpers';
+
+let api: TestApi;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  api = startTestApi();
+  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+});
+afterAll(() => api.close());
+
+const create = (body: unknown, a: TestAccount = acct) => request(api.app).post('/v1/transcripts').set(a.auth).send(body as object);
+
+async function expectFields(body: unknown, fields: Record<string, string>) {
+  const res = await create(body);
+  expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: envelope('validation', false, fields) });
+}
+
+describe('POST /v1/transcripts validation', () => {
+  it.each<[unknown, Record<string, string>]>([
+    [{}, { url: 'url_or_upload_id' }],
+    [{ url: 'https://example.com/a.mp3', uploadId: 'up_x' }, { url: 'url_or_upload_id' }],
+    [{ url: 'ftp://example.com/a.mp3' }, { url: 'url_invalid' }],
+    [{ url: 'not a url' }, { url: 'url_invalid' }],
+    [{ url: '' }, { url: 'url_invalid' }],
+    [{ url: `https://example.com/${'a'.repeat(2040)}` }, { url: 'url_invalid' }],
+    [{ url: 42 }, { url: 'url_invalid' }],
+    [{ uploadId: 'up_' + 'x'.repeat(34) }, { uploadId: 'upload_id_invalid' }],
+    [{ uploadId: 'up/../x' }, { uploadId: 'upload_id_invalid' }],
+    [{ url: 'https://e.com/a', language: 'english!' }, { language: 'language_invalid' }],
+    [{ url: 'https://e.com/a', language: 'xx' }, { language: 'language_invalid' }],
+    [{ url: 'https://e.com/a', language: 'en-US-x-very-long-tag' }, { language: 'language_invalid' }],
+    [{ url: 'https://e.com/a', speakers: 0 }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: 21 }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: 2.5 }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: '5-2' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: '0-2' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: '2-21' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: '3' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: '2-' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: 'true' }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', speakers: [2] }, { speakers: 'speakers_invalid' }],
+    [{ url: 'https://e.com/a', webhookUrl: 'mailto:x@y.z' }, { webhookUrl: 'webhook_url_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { '': 'x' } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { x: '' } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { x: 'y'.repeat(81) } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v'])) }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { x: 1 } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: 'x' }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, { metadata: 'metadata_invalid' }],
+    [{ url: 'https://e.com/a', metadata: { ['k'.repeat(41)]: 'v' } }, { metadata: 'metadata_invalid' }],
+    [{ url: 'https://e.com/a', metadata: { k: 'v'.repeat(501) } }, { metadata: 'metadata_invalid' }],
+    [{ url: 'https://e.com/a', metadata: { k: 1 } }, { metadata: 'metadata_invalid' }],
+    [{ url: 'https://e.com/a', externalId: '' }, { externalId: 'external_id_invalid' }],
+    [{ url: 'https://e.com/a', externalId: 'e'.repeat(129) }, { externalId: 'external_id_invalid' }],
+    [{ url: 'https://e.com/a', retentionDays: 0 }, { retentionDays: 'retention_invalid' }],
+    [{ url: 'https://e.com/a', retentionDays: 366 }, { retentionDays: 'retention_invalid' }],
+    [{ url: 'https://e.com/a', retentionDays: '30' }, { retentionDays: 'retention_invalid' }],
+    [{ url: 'https://e.com/a', reuseIfIdentical: true }, { reuseIfIdentical: 'reuse_needs_sha256' }],
+  ])('case %# reports its key', async (body, fields) => {
+    await expectFields(body, fields);
+  });
+
+  it('reports several invalid fields together', async () => {
+    await expectFields(
+      { language: '!!', speakers: '5-2', retentionDays: 0, externalId: '', metadata: { k: 1 } },
+      {
+        url: 'url_or_upload_id',
+        language: 'language_invalid',
+        speakers: 'speakers_invalid',
+        retentionDays: 'retention_invalid',
+        externalId: 'external_id_invalid',
+        metadata: 'metadata_invalid',
+      },
+    );
+  });
+
+  it('a webhook on a private address is refused at create when private URLs are not allowed', async () => {
+    const strict = startTestApi({ allowPrivateUrls: false });
+    try {
+      for (const webhookUrl of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://[::1]/x']) {
+        const res = await request(strict.app).post('/v1/transcripts').set(acct.auth).send({ url: 'https://e.com/a', webhookUrl });
+        expect(res.body).toEqual(envelope('validation', false, { webhookUrl: 'webhook_url_invalid' }));
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('bad JSON is 400 validation; an oversize body is 413; an unknown content type is 400', async () => {
+    const bad = await request(api.app).post('/v1/transcripts').set(acct.auth).set('Content-Type', 'application/json').send('{"url": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
+    const big = await create({ url: 'https://e.com/a', metadata: { k: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(big.status).toBe(413);
+    expect(big.body).toEqual(envelope('payload_too_large', false));
+    const xml = await request(api.app).post('/v1/transcripts').set(acct.auth).set('Content-Type', 'text/xml').send('<a/>');
+    expect(xml.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
+    const arr = await request(api.app).post('/v1/transcripts').set(acct.auth).send([1]);
+    expect(arr.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
+  });
+});
+
+describe('POST /v1/transcripts creates', () => {
+  it('201 with the processing transcript: every documented null and zero', async () => {
+    const res = await create({ url: 'https://example.com/audio.mp3', externalId: 'ext-1', metadata: { a: 'b' }, retentionDays: 7 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      data: {
+        id: expect.stringMatching(/^tr_/),
+        status: 'processing',
+        text: null,
+        words: null,
+        utterances: null,
+        diarizationSegments: null,
+        error: null,
+        language: null,
+        durationSeconds: 0,
+        speakerCount: null,
+        cost: 0,
+        currency: 'USD',
+        model: expect.stringMatching(/^whisper-/),
+        url: 'https://example.com/audio.mp3',
+        retentionDays: 7,
+        externalId: 'ext-1',
+        metadata: { a: 'b' },
+        createdAt: expect.any(String),
+      },
+    });
+    // The provisional hold: 60 s at 36 cents/hour = 0.6 cents.
+    const bal = await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    expect(bal.body.data.reserved).toBeGreaterThanOrEqual(0.6);
+    expect(await checkAccountInvariants(api.db, acct.accountId)).toEqual([]);
+  });
+
+  it('JSON, urlencoded and multipart give identical results', async () => {
+    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const json = await create(
+      { url: 'https://e.com/x.wav', speakers: 3, retentionDays: 5, reuseIfIdentical: false, glossary: { hark: 'Hark' }, metadata: { k: 'v' } },
+      a,
+    ).expect(201);
+    const form = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .type('form')
+      .send('url=https%3A%2F%2Fe.com%2Fx.wav&speakers=3&retentionDays=5&reuseIfIdentical=false&glossary%5Bhark%5D=Hark&metadata=%7B%22k%22%3A%22v%22%7D')
+      .expect(201);
+    const multipart = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .field('url', 'https://e.com/x.wav')
+      .field('speakers', '3')
+      .field('retentionDays', '5')
+      .field('reuseIfIdentical', 'false')
+      .field('glossary', '{"hark":"Hark"}')
+      .field('metadata[k]', 'v')
+      .expect(201);
+    const strip = (b: { data: Record<string, unknown> }) => ({ ...b.data, id: 'x', createdAt: 'x' });
+    expect(strip(form.body)).toEqual(strip(json.body));
+    expect(strip(multipart.body)).toEqual(strip(json.body));
+    const rows = await api.db.transcript.findMany({ where: { accountId: a.accountId }, select: { speakers: true, glossary: true, rate: true } });
+    expect(rows.map((r) => [r.speakers, r.glossary, r.rate.toString()])).toEqual(Array(3).fill([3, { hark: 'Hark' }, '48']));
+    // Form validation reports the same keys.
+    const bad = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send('url=x&speakers=5-2&retentionDays=abc');
+    expect(bad.body.error.fields).toEqual({ url: 'url_invalid', speakers: 'speakers_invalid', retentionDays: 'retention_invalid' });
+  });
+
+  it('402 insufficient_balance when nothing is available; no row, no hold', async () => {
+    const broke = await createTestAccount(api.db, api.deps.config.secret, { credits: 0 });
+    const res = await create({ url: 'https://e.com/a.wav' }, broke);
+    expect(res.status).toBe(402);
+    expect(res.body).toEqual(envelope('insufficient_balance', false));
+    expect(await api.db.transcript.count({ where: { accountId: broke.accountId } })).toBe(0);
+  });
+
+  it('429 concurrency_limit: a third running transcript without a top-up; a top-up lifts it', async () => {
+    const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
+    await create({ url: 'https://e.com/1.wav' }, trial).expect(201);
+    await create({ url: 'https://e.com/2.wav' }, trial).expect(201);
+    const third = await create({ url: 'https://e.com/3.wav' }, trial);
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual(envelope('concurrency_limit', true));
+    const { topUp } = await import('@hark/billing');
+    await topUp(api.db, trial.accountId, 1);
+    await create({ url: 'https://e.com/3.wav' }, trial).expect(201);
+    expect(await checkAccountInvariants(api.db, trial.accountId)).toEqual([]);
+  });
+
+  it('concurrent creates on a trial account: never more than 2 running', async () => {
+    const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create({ url: `https://e.com/${i}.wav` }, trial)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(6);
+  });
+
+  it('the hold is all of available when that is less than 60 s worth', async () => {
+    const poor = await createTestAccount(api.db, api.deps.config.secret, { credits: '0.2' });
+    await create({ url: 'https://e.com/a.wav' }, poor).expect(201);
+    const bal = await request(api.app).get('/v1/balance').set(poor.auth).expect(200);
+    expect(bal.body.data).toEqual({ currency: 'USD', total: 0.2, reserved: 0.2, available: 0 });
+    const next = await create({ url: 'https://e.com/b.wav' }, poor);
+    expect(next.status).toBe(402);
+  });
+});
+
+describe('creating from uploads', () => {
+  it('upload_not_found, upload_empty, upload_mismatch, reuse_needs_sha256', async () => {
+    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const foreign = await request(api.app).post('/v1/uploads').set(other.auth).send(Buffer.from('abc')).expect(201);
+    const r1 = await create({ uploadId: foreign.body.data.id });
+    expect(r1.status).toBe(404);
+    expect(r1.body).toEqual(envelope('upload_not_found', false));
+    expect((await create({ uploadId: 'up_nope' })).status).toBe(404);
+
+    const empty = await request(api.app).post('/v1/uploads').set(acct.auth).expect(201);
+    await expectFields({ uploadId: empty.body.data.id }, { uploadId: 'upload_empty' });
+
+    const partial = await request(api.app).post('/v1/uploads?expectedBytes=10').set(acct.auth).send(Buffer.from('abc')).expect(201);
+    const r2 = await create({ uploadId: partial.body.data.id });
+    expect(r2.status).toBe(400);
+    expect(r2.body).toEqual(envelope('upload_mismatch', false));
+
+    const noSha = await request(api.app).post('/v1/uploads').set(acct.auth).send(Buffer.from('abc')).expect(201);
+    await expectFields({ uploadId: noSha.body.data.id, reuseIfIdentical: true }, { reuseIfIdentical: 'reuse_needs_sha256' });
+    const ok = await create({ uploadId: noSha.body.data.id });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.url).toBeNull();
+  });
+
+  it('reuseIfIdentical returns the newest matching transcript (200), otherwise creates', async () => {
+    const { createHash } = await import('node:crypto');
+    const bytes = Buffer.from('same audio bytes');
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const up = async () => (await request(api.app).post(`/v1/uploads?sha256=${digest}`).set(acct.auth).send(bytes).expect(201)).body.data.id as string;
+    const first = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' } }).expect(201);
+    const again = await create({ uploadId: await up(), language: 'en', glossary: { c: 'd', a: 'b' }, reuseIfIdentical: true });
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    const otherLang = await create({ uploadId: await up(), language: 'de', reuseIfIdentical: true });
+    expect(otherLang.status).toBe(201);
+    const otherSpeakers = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' }, speakers: 2, reuseIfIdentical: true });
+    expect(otherSpeakers.status).toBe(201);
+  });
+});
