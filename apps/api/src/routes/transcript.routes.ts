@@ -46,7 +46,7 @@ export function transcriptRoutes(
   const r = Router();
 
   r.post('/transcripts', limit('POST /v1/transcripts'), ...createBodyParsers(maxBodyBytes), async (req, res) => {
-    const result = await transcripts.create(req.auth!.accountId, req.auth!.apiKeyId, req.body);
+    const result = await transcripts.create(req.auth!.accountId, req.auth!.apiKeyId, req.body, req.headers['idempotency-key']);
     res.status(result.status).json({ data: result.transcript });
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
@@ -56,11 +57,20 @@ export class TranscriptService {
   ) {}
 
   /** Full validation: schema keys, cross-field rules, then the webhook's DNS check. */
-  async validate(body: unknown): Promise<CreateInput & { speakersParsed: Speakers; languageCode: string | null }> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw HarkError.validation({ body: 'body_invalid' });
-    }
+  async validate(
+    body: unknown,
+    idempotencyKey?: unknown,
+  ): Promise<CreateInput & { speakersParsed: Speakers; languageCode: string | null }> {
     const fields: Record<string, string> = {};
+    if (
+      idempotencyKey !== undefined &&
+      (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > LIMITS.idempotencyKeyMaxChars)
+    ) {
+      fields.idempotencyKey = 'idempotency_key_invalid';
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw HarkError.validation({ ...fields, body: 'body_invalid' });
+    }
     try {
       parseOrThrow(CreateTranscriptBody, body);
     } catch (e) {
@@ -90,16 +100,39 @@ export class TranscriptService {
     return { ...b, speakersParsed: parseSpeakers(b.speakers), languageCode };
   }
 
-  async create(accountId: string, apiKeyId: string, body: unknown): Promise<CreateResult> {
-    const input = await this.validate(body);
+  /**
+   * Creates a transcript (201), or returns the account's identical one (200, reuseIfIdentical).
+   * With an Idempotency-Key, the key's record is inserted in the same transaction as the
+   * transcript: concurrent requests with one key queue on its primary key and replay the
+   * first one's result; a refused request rolls back and stores nothing; a crash before commit
+   * leaves nothing behind, after commit the retry finds the transcript.
+   */
+  async create(accountId: string, apiKeyId: string, body: unknown, rawIdempotencyKey?: unknown): Promise<CreateResult> {
+    const input = await this.validate(body, rawIdempotencyKey);
+    const idempotencyKey = rawIdempotencyKey as string | undefined;
     const upload = input.uploadId ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true) : null;
-    if (upload && input.reuseIfIdentical) {
-      const existing = await this.findReusable(accountId, upload.sha256!, input);
-      if (existing) return { status: 200, transcript: existing };
-    }
+    const requestHash = idempotencyKey === undefined ? null : canonicalHash(input);
     const rate = input.speakersParsed !== null ? this.cfg.speakersRatePerHour : this.cfg.ratePerHour;
     const id = newId('tr');
-    await this.db.$transaction(async (tx) => {
+    const outcome = await this.db.$transaction(async (tx) => {
+      if (idempotencyKey !== undefined && requestHash !== null) {
+        const prior = await claimIdempotencyKey(tx, accountId, idempotencyKey, requestHash);
+        if (prior) return { replay: true as const, ...prior };
+      }
+      const remember = async (transcriptId: string, status: 200 | 201) => {
+        if (idempotencyKey === undefined) return;
+        await tx.idempotencyRecord.update({
+          where: { accountId_key: { accountId, key: idempotencyKey } },
+          data: { transcriptId, statusCode: status },
+        });
+      };
+      if (upload && input.reuseIfIdentical) {
+        const existing = await this.findReusable(tx, accountId, upload.sha256!, input);
+        if (existing) {
+          await remember(existing, 200);
+          return { replay: false as const, transcriptId: existing, status: 200 as const };
+        }
+      }
       const acct = await lockAccount(tx, accountId);
       if (!acct.available.greaterThan(0)) throw new HarkError('insufficient_balance');
       if (!acct.toppedUp) {
@@ -132,9 +165,11 @@ export class TranscriptService {
       });
       const hold = await placeHold(tx, accountId, id, costForSeconds(this.cfg.provisionalHoldSeconds, rate), acct.available);
       await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+      await remember(id, 201);
+      return { replay: false as const, transcriptId: id, status: 201 as const };
     });
-    await this.queue.enqueue(id);
-    return { status: 201, transcript: await this.get(accountId, id) };
+    if (outcome.status === 201 && !outcome.replay) await this.queue.enqueue(outcome.transcriptId);
+    return { status: outcome.status, transcript: await this.get(accountId, outcome.transcriptId) };
   }
 
   private async usableUpload(accountId: string, uploadId: string, reuse: boolean) {
@@ -152,8 +187,13 @@ export class TranscriptService {
   }
 
   /** Newest transcript of the account for the same audio digest and options, processing or done. */
-  private async findReusable(accountId: string, sha256: string, input: Awaited<ReturnType<TranscriptService['validate']>>) {
-    const candidates = await this.db.transcript.findMany({
+  private async findReusable(
+    tx: Prisma.TransactionClient,
+    accountId: string,
+    sha256: string,
+    input: Awaited<ReturnType<TranscriptService['validate']>>,
+  ): Promise<string | null> {
+    const candidates = await tx.transcript.findMany({
       where: { accountId, audioSha256: sha256, status: { in: ['processing', 'done'] }, deletedAt: null },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       select: { id: true, requestedLanguage: true, speakers: true, glossary: true },
@@ -166,7 +206,7 @@ export class TranscriptService {
         same(c.speakers, input.speakersParsed) &&
         same(sortKeys(c.glossary), sortKeys(input.glossary ?? null)),
     );
-    return match ? this.get(accountId, match.id) : null;
+    return match?.id ?? null;
   }
 
   async get(accountId: string, id: string) {
@@ -242,6 +282,34 @@ export class TranscriptService {
     if (uploadId) await this.blobs.remove(uploadId);
     return { id, deleted: true as const };
   }
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/** Claims the key; returns the earlier request's result when the key was used before. */
+async function claimIdempotencyKey(tx: Prisma.TransactionClient, accountId: string, key: string, requestHash: string) {
+  await tx.idempotencyRecord.deleteMany({ where: { accountId, key, expiresAt: { lt: new Date() } } });
+  const inserted = await tx.$executeRaw`
+    INSERT INTO idempotency_records (account_id, key, request_hash, expires_at)
+    VALUES (${accountId}, ${key}, ${requestHash}, ${new Date(Date.now() + IDEMPOTENCY_TTL_MS)})
+    ON CONFLICT (account_id, key) DO NOTHING`;
+  if (inserted === 1) return null;
+  const prior = await tx.idempotencyRecord.findUniqueOrThrow({ where: { accountId_key: { accountId, key } } });
+  if (prior.requestHash !== requestHash) throw new HarkError('idempotency_conflict');
+  if (!prior.transcriptId || (prior.statusCode !== 200 && prior.statusCode !== 201)) {
+    throw new Error('idempotency record without a result'); // cannot happen: written in the same transaction
+  }
+  return { transcriptId: prior.transcriptId, status: prior.statusCode as 200 | 201 };
+}
+
+/** "Same body" = same parsed fields, whatever the content type (JSON, form, multipart). */
+function canonicalHash(input: CreateInput): string {
+  const fields: Record<string, unknown> = {};
+  for (const k of Object.keys(CreateTranscriptBody.properties).sort()) {
+    const v = (input as Record<string, unknown>)[k];
+    if (v !== undefined) fields[k] = sortKeys(v);
+  }
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 function sortKeys(v: unknown): unknown {
