@@ -1,0 +1,127 @@
+import type { Segment } from './timeline';
+
+export interface Word {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export type LabeledWord<W extends Word = Word> = W & { speaker: string | null };
+
+export interface Utterance {
+  start: number;
+  end: number;
+  text: string;
+  speaker: string | null;
+  /** True when another speaker (or a multi-speaker segment) intersects the utterance. */
+  overlap: boolean;
+}
+
+export interface UtteranceOptions {
+  /** Intersections shorter than this (seconds) are turn-boundary jitter, not overlap. Default 0.2. */
+  minOverlap?: number;
+}
+
+/**
+ * Gives each word the speaker whose segments overlap it longest (a multi-speaker segment counts
+ * for each of its speakers). A word no segment overlaps — ASR timestamps drift into the pauses
+ * the VAD cut out — takes the nearest segment's speaker instead, so `speaker` is null only when
+ * there are no segments at all. Ties go to the previous word's speaker (a word inside an overlap
+ * stays with the utterance it continues), then to the first name alphabetically.
+ */
+export function labelWords<W extends Word>(words: W[], segments: Segment[]): LabeledWord<W>[] {
+  const index = new SegmentIndex(segments);
+  let previous: string | null = null;
+  return words.map((word) => {
+    const speaker = segments.length === 0 ? null : pick(index.speakerTime(word), previous);
+    previous = speaker ?? previous;
+    return { ...word, speaker };
+  });
+
+  function pick(time: Map<string, number>, prev: string | null): string {
+    const best = Math.max(...time.values());
+    const tied = [...time.entries()].filter(([, t]) => t >= best - 1e-9).map(([name]) => name).sort();
+    return prev !== null && tied.includes(prev) ? prev : tied[0]!;
+  }
+}
+
+/**
+ * Groups consecutive words of one speaker into utterances. Words are expected in time order
+ * (as ASR emits them); texts are trimmed and joined with single spaces.
+ */
+export function buildUtterances(words: LabeledWord[], segments: Segment[], options: UtteranceOptions = {}): Utterance[] {
+  const minOverlap = options.minOverlap ?? 0.2;
+  const index = new SegmentIndex(segments);
+  const groups: LabeledWord[][] = [];
+  for (const word of words) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]!.speaker === word.speaker) last.push(word);
+    else groups.push([word]);
+  }
+  return groups.map((group) => {
+    const start = group[0]!.start;
+    const end = Math.max(...group.map((w) => w.end));
+    const speaker = group[0]!.speaker;
+    const text = group.map((w) => w.text.trim()).filter(Boolean).join(' ');
+    const overlap = speaker !== null && index.overlapping(start, end).some(
+      (s) => Math.min(s.end, end) - Math.max(s.start, start) >= minOverlap && (s.speakers.length > 1 || s.speakers[0] !== speaker),
+    );
+    return { start, end, text, speaker, overlap };
+  });
+}
+
+/** Segments sorted by start with a running maximum of ends: finds overlaps in O(log n + hits). */
+class SegmentIndex {
+  private readonly sorted: Segment[];
+  private readonly maxEnd: number[];
+
+  constructor(segments: Segment[]) {
+    this.sorted = [...segments].sort((a, b) => a.start - b.start);
+    let max = -Infinity;
+    this.maxEnd = this.sorted.map((s) => (max = Math.max(max, s.end)));
+  }
+
+  /** Segments with a non-empty intersection with [start, end]; a point word matches what contains it. */
+  overlapping(start: number, end: number): Segment[] {
+    const hits: Segment[] = [];
+    const point = start === end;
+    for (let i = this.startingBefore(end, point) - 1; i >= 0 && this.maxEnd[i]! >= start; i--) {
+      const s = this.sorted[i]!;
+      if (s.end > start || (point && s.end === start)) hits.push(s);
+    }
+    return hits;
+  }
+
+  /** Seconds each speaker overlaps [start, end]; when nothing does, the nearest segment's speakers. */
+  speakerTime({ start, end }: Word): Map<string, number> {
+    const time = new Map<string, number>();
+    for (const s of this.overlapping(start, end)) {
+      const t = Math.max(Math.min(s.end, end) - Math.max(s.start, start), 0);
+      for (const name of s.speakers) time.set(name, (time.get(name) ?? 0) + t);
+    }
+    if (time.size > 0) return time;
+    const after = this.startingBefore(end, false);
+    let nearest = this.sorted[after];
+    let gap = nearest ? nearest.start - end : Infinity;
+    for (let i = after - 1; i >= 0; i--) {
+      const s = this.sorted[i]!;
+      if (start - s.end <= gap) [nearest, gap] = [s, start - s.end];
+      if (this.maxEnd[i]! < start - gap) break;
+    }
+    for (const name of nearest?.speakers ?? []) time.set(name, 0);
+    return time;
+  }
+
+  /** How many segments start before `t` (or at `t` when `inclusive`). */
+  private startingBefore(t: number, inclusive: boolean): number {
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const s = this.sorted[mid]!.start;
+      if (s < t || (inclusive && s === t)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
