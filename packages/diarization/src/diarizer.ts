@@ -5,6 +5,8 @@ import { countBounds, type SpeakersOption } from './clustering/count-bounds';
 import type { SpeakerClusterer } from './clustering/speaker-clusterer';
 import type { EmbeddingExtractor } from './embedding/embedding-extractor';
 import { MfccStatsExtractor } from './embedding/mfcc-stats-extractor';
+import { MixtureOverlapDetector } from './overlap/mixture-overlap-detector';
+import type { OverlapDetector } from './overlap/overlap-detector';
 import { buildTimeline, relabel, type Segment, type TimelineOptions } from './timeline';
 import { SileroVad } from './vad/silero-vad';
 import type { VoiceActivityDetector } from './vad/vad';
@@ -29,6 +31,8 @@ export interface DiarizerParts {
   vad: VoiceActivityDetector;
   extractor: EmbeddingExtractor;
   clusterer: SpeakerClusterer;
+  /** Optional: without one, segments never name more than one speaker. */
+  overlap?: OverlapDetector;
   windows?: WindowOptions;
   timeline?: TimelineOptions;
 }
@@ -46,23 +50,28 @@ export class Diarizer {
     const bounds = countBounds(speakers);
     throwIfAborted(signal);
     const regions = await this.parts.vad.detect(audio, signal);
+    throwIfAborted(signal);
     const windows = speechWindows(regions, this.parts.windows);
     if (windows.length === 0) return { segments: [], speakerCount: 0 };
     const embeddings = await this.parts.extractor.embed(audio, windows, signal);
     throwIfAborted(signal);
     const labels = await this.parts.clusterer.cluster({ audio, windows, embeddings }, bounds, signal);
     throwIfAborted(signal);
-    const segments = relabel(buildTimeline(regions, windows, labels, this.parts.timeline));
+    let timeline = buildTimeline(regions, windows, labels, this.parts.timeline);
+    if (this.parts.overlap) timeline = await this.parts.overlap.detect(audio, timeline, signal);
+    throwIfAborted(signal);
+    const segments = relabel(timeline);
     return { segments, speakerCount: new Set(segments.flatMap((s) => s.speakers)).size };
   }
 }
 
-/** The default pipeline: Silero VAD, MFCC-statistics embeddings, AHC + BIC clustering. */
+/** The default pipeline: Silero VAD, MFCC-statistics embeddings, AHC + BIC clustering, mixture-model overlap. */
 export function createDiarizer(parts: Partial<DiarizerParts> = {}): Diarizer {
   return new Diarizer({
     vad: parts.vad ?? new SileroVad(),
     extractor: parts.extractor ?? new MfccStatsExtractor(),
     clusterer: parts.clusterer ?? new BicClusterer(),
+    overlap: 'overlap' in parts ? parts.overlap : new MixtureOverlapDetector(),
     windows: parts.windows,
     timeline: parts.timeline,
   });

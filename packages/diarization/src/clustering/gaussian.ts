@@ -28,10 +28,10 @@ export class GaussianStats {
     return out;
   }
 
-  /** log |covariance| (maximum-likelihood), through a Cholesky factorisation. */
-  logDet(): number {
+  /** Maximum-likelihood covariance, with a small ridge that keeps tiny clusters (fewer frames
+   * than parameters) positive definite. */
+  covariance(ridge = 1e-6): Float64Array {
     const { dims, count, sum, scatter } = this;
-    if (count === 0) return 0;
     const c = new Float64Array(dims * dims);
     for (let a = 0; a < dims; a++) {
       for (let b = a; b < dims; b++) {
@@ -39,24 +39,65 @@ export class GaussianStats {
         c[a * dims + b] = v;
         c[b * dims + a] = v;
       }
-      // A small ridge keeps tiny clusters (fewer frames than parameters) positive definite.
-      c[a * dims + a] = c[a * dims + a]! + 1e-6;
+      c[a * dims + a] = c[a * dims + a]! + ridge;
     }
-    let logDet = 0;
-    for (let j = 0; j < dims; j++) {
-      let d = c[j * dims + j]!;
-      for (let k = 0; k < j; k++) d -= c[j * dims + k]! ** 2;
-      const l = Math.sqrt(Math.max(d, 1e-12));
-      c[j * dims + j] = l;
-      logDet += 2 * Math.log(l);
-      for (let i = j + 1; i < dims; i++) {
-        let u = c[i * dims + j]!;
-        for (let k = 0; k < j; k++) u -= c[i * dims + k]! * c[j * dims + k]!;
-        c[i * dims + j] = u / l;
-      }
-    }
-    return logDet;
+    return c;
   }
+
+  /** log |covariance|. */
+  logDet(): number {
+    return this.count === 0 ? 0 : cholesky(this.covariance(), this.dims).logDet;
+  }
+}
+
+/** A full-covariance Gaussian ready to score frames. */
+export class Gaussian {
+  private readonly mean: Float64Array;
+  private readonly lower: Float64Array;
+  private readonly constant: number;
+  private readonly scratch: Float64Array;
+
+  constructor(stats: GaussianStats, ridge = 1e-3) {
+    this.mean = stats.sum.map((x) => x / Math.max(stats.count, 1));
+    const { lower, logDet } = cholesky(stats.covariance(ridge), stats.dims);
+    this.lower = lower;
+    this.constant = -0.5 * (logDet + stats.dims * Math.log(2 * Math.PI));
+    this.scratch = new Float64Array(stats.dims);
+  }
+
+  /** Log density of the frame at data[offset .. offset + dims). */
+  logLikelihood(data: ArrayLike<number>, offset = 0): number {
+    const { mean, lower, scratch: y } = this;
+    const d = mean.length;
+    let q = 0;
+    // Solve L y = x - mean; the Mahalanobis term is |y|^2.
+    for (let i = 0; i < d; i++) {
+      let u = data[offset + i]! - mean[i]!;
+      for (let k = 0; k < i; k++) u -= lower[i * d + k]! * y[k]!;
+      y[i] = u / lower[i * d + i]!;
+      q += y[i]! * y[i]!;
+    }
+    return this.constant - 0.5 * q;
+  }
+}
+
+/** Lower-triangular L with L L^T = matrix, and log |matrix|. */
+function cholesky(matrix: Float64Array, n: number): { lower: Float64Array; logDet: number } {
+  const l = new Float64Array(n * n);
+  let logDet = 0;
+  for (let j = 0; j < n; j++) {
+    let d = matrix[j * n + j]!;
+    for (let k = 0; k < j; k++) d -= l[j * n + k]! ** 2;
+    const diag = Math.sqrt(Math.max(d, 1e-12));
+    l[j * n + j] = diag;
+    logDet += 2 * Math.log(diag);
+    for (let i = j + 1; i < n; i++) {
+      let u = matrix[i * n + j]!;
+      for (let k = 0; k < j; k++) u -= l[i * n + k]! * l[j * n + k]!;
+      l[i * n + j] = u / diag;
+    }
+  }
+  return { lower: l, logDet };
 }
 
 /**

@@ -1,0 +1,77 @@
+import type { Segment } from './timeline';
+import { buildUtterances, labelWords, type LabeledWord } from './words';
+
+const seg = (start: number, end: number, ...speakers: string[]): Segment => ({ start, end, speakers });
+const word = (start: number, end: number, text = 'w') => ({ start, end, text });
+
+describe('labelWords', () => {
+  const segments = [seg(0, 2, 'A'), seg(2, 4, 'B'), seg(4, 5, 'A', 'B'), seg(6, 8, 'A')];
+
+  it('gives each word the speaker overlapping it most', () => {
+    const out = labelWords([word(0.5, 1), word(1.8, 2.5), word(1.5, 2.1)], segments);
+    expect(out.map((w) => w.speaker)).toEqual(['A', 'B', 'A']);
+  });
+
+  it('counts a multi-speaker segment for each of its speakers', () => {
+    // 3.8-4.6: B 0.2 s alone + 0.6 s in A+B = 0.8 for B, 0.6 for A.
+    expect(labelWords([word(3.8, 4.6)], segments)[0]!.speaker).toBe('B');
+  });
+
+  it('breaks a tie inside an overlap in favour of the previous word', () => {
+    const out = labelWords([word(1, 1.5), word(4.2, 4.6), word(3, 3.5), word(4.2, 4.6)], segments);
+    expect(out.map((w) => w.speaker)).toEqual(['A', 'A', 'B', 'B']);
+  });
+
+  it('takes the nearest segment for a word in a gap', () => {
+    const out = labelWords([word(5.2, 5.4), word(5.7, 5.9), word(9, 9.5)], segments);
+    // 5.2: 0.2 s after A+B (tie, no previous: A), 5.7: 0.1 s before A, 9: after the last A.
+    expect(out.map((w) => w.speaker)).toEqual(['A', 'A', 'A']);
+    expect(labelWords([word(5.05, 5.1)], [seg(0, 5, 'B'), seg(6, 7, 'A')])[0]!.speaker).toBe('B');
+  });
+
+  it('labels a zero-length word by the segment containing it', () => {
+    expect(labelWords([word(3, 3)], segments)[0]!.speaker).toBe('B');
+  });
+
+  it('gives null without segments and keeps extra word fields', () => {
+    const out = labelWords([{ ...word(0, 1), confidence: 0.9 }], []);
+    expect(out).toEqual([{ start: 0, end: 1, text: 'w', confidence: 0.9, speaker: null }]);
+  });
+
+  it('handles unsorted, overlapping segments', () => {
+    const out = labelWords([word(1, 2)], [seg(1.5, 3, 'B'), seg(0, 10, 'C'), seg(0.9, 1.2, 'A')]);
+    expect(out[0]!.speaker).toBe('C');
+  });
+});
+
+describe('buildUtterances', () => {
+  const lw = (start: number, end: number, text: string, speaker: string | null): LabeledWord => ({ start, end, text, speaker });
+
+  it('groups consecutive words of one speaker', () => {
+    const words = [lw(0, 0.5, ' Hello', 'A'), lw(0.6, 1, 'there.', 'A'), lw(1.5, 2, 'Hi', 'B'), lw(3, 3.5, 'Bye', 'A')];
+    const segments = [seg(0, 1, 'A'), seg(1.5, 2, 'B'), seg(3, 3.5, 'A')];
+    expect(buildUtterances(words, segments)).toEqual([
+      { start: 0, end: 1, text: 'Hello there.', speaker: 'A', overlap: false },
+      { start: 1.5, end: 2, text: 'Hi', speaker: 'B', overlap: false },
+      { start: 3, end: 3.5, text: 'Bye', speaker: 'A', overlap: false },
+    ]);
+  });
+
+  it('flags overlap with another speaker or a multi-speaker segment, ignoring boundary jitter', () => {
+    const segments = [seg(0, 3, 'A'), seg(2, 5, 'B'), seg(6, 7, 'A', 'B'), seg(7, 9, 'A')];
+    const out = buildUtterances([lw(0, 2.5, 'a', 'A'), lw(2.6, 5, 'b', 'B'), lw(6.5, 8, 'c', 'A')], segments);
+    expect(out.map((u) => u.overlap)).toEqual([true, true, true]);
+    const jitter = buildUtterances([lw(0, 2.1, 'a', 'A')], [seg(0, 2, 'A'), seg(1.95, 4, 'B')]);
+    expect(jitter[0]!.overlap).toBe(false);
+  });
+
+  it('keeps speaker null (diarization not requested) without overlap', () => {
+    expect(buildUtterances([lw(0, 1, 'a', null), lw(1, 2, 'b', null)], [])).toEqual([
+      { start: 0, end: 2, text: 'a b', speaker: null, overlap: false },
+    ]);
+  });
+
+  it('returns nothing for no words', () => {
+    expect(buildUtterances([], [seg(0, 1, 'A')])).toEqual([]);
+  });
+});
