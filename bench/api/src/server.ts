@@ -1,0 +1,89 @@
+// Bench server process, forked by bench.ts: `server.js hark` serves the real API (real Postgres,
+// Redis, auth, rate limiting, request logging), `server.js bare` a bare Express 5 handler with a
+// body of the same shape. Listens on 127.0.0.1, an ephemeral port, and reports it over IPC.
+import type { Server } from 'node:http';
+import { createDb } from '@hark/db';
+import { LocalBlobStore } from '@hark/storage';
+import express, { type Express } from 'express';
+import { Redis } from 'ioredis';
+import { createApp } from '../../../apps/api/src/app';
+import { loadApiConfig } from '../../../apps/api/src/config';
+import { createLogger } from '../../../apps/api/src/logger';
+
+export type ServerKind = 'hark' | 'bare';
+
+export interface ServerReady {
+  kind: ServerKind;
+  port: number;
+  /** What the bench should know about the configuration it measured. */
+  notes: string[];
+}
+
+/** High enough that the bench is never refused; every request still runs the Redis limiter. */
+export const BENCH_ROUTE_LIMIT = 1_000_000_000;
+
+async function startHark(): Promise<{ app: Express; close: () => Promise<void>; notes: string[] }> {
+  const base = loadApiConfig(process.env);
+  const config = {
+    ...base,
+    otherRouteLimit: { ...base.otherRouteLimit, max: BENCH_ROUTE_LIMIT },
+    redisPrefix: process.env.BENCH_REDIS_PREFIX ?? `${base.redisPrefix}-bench`,
+  };
+  // Wired as apps/api/src/main.ts wires it.
+  const logger = createLogger(config.logLevel, 'api');
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  await new Promise<void>((resolve, reject) => {
+    redis.once('ready', resolve);
+    redis.once('error', reject);
+  });
+  await db.$queryRaw`SELECT 1`;
+  const app = createApp({ config, db, redis, logger, blobs: new LocalBlobStore(config.storageDir) });
+  return {
+    app,
+    close: async () => {
+      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    },
+    notes: [
+      `Postgres pool ${config.dbPoolSize}`,
+      `auth cache ${config.authCacheMs} ms`,
+      `log level ${config.logLevel}`,
+      `route limit ${config.otherRouteLimit.max}/${config.otherRouteLimit.windowSeconds}s`,
+    ],
+  };
+}
+
+function startBare(): { app: Express; close: () => Promise<void>; notes: string[] } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/v1/balance', (_req, res) => {
+    res.json({ data: { currency: 'USD', total: 1000, reserved: 0, available: 1000 } });
+  });
+  return { app, close: async () => {}, notes: ['Express 5, one route, no middleware'] };
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2];
+  if (kind !== 'hark' && kind !== 'bare') throw new Error(`usage: server.js hark|bare (got ${kind})`);
+  if (!process.send) throw new Error('server.js runs as a child of bench.js (IPC channel needed)');
+  const { app, close, notes } = kind === 'hark' ? await startHark() : startBare();
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  const ready: ServerReady = { kind, port: address.port, notes };
+  process.send(ready);
+
+  process.once('SIGTERM', () => {
+    server.close(() => void close().then(() => process.exit(0)));
+    server.closeAllConnections();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench server failed: ${(err as Error).stack ?? String(err)}`);
+  process.exit(1);
+});

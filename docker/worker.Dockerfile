@@ -1,0 +1,76 @@
+# syntax=docker/dockerfile:1
+# Hark transcription worker (CPU). Build from the repository root:
+#   docker build -f docker/worker.Dockerfile -t hark-worker .
+# GPU variant: docker/worker.cuda.Dockerfile. Models are not baked in: mount them and point
+# WHISPER_MODEL at one (docker/compose.yml does both).
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- base: Node with pnpm from corepack (version pinned by package.json "packageManager") ----
+FROM ${NODE_IMAGE} AS base
+# corepack's bundled keys can be older than pnpm's signing keys; the lockfile pins the
+# integrity of every dependency, so corepack's own signature check of pnpm is skipped.
+ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 COREPACK_INTEGRITY_KEYS=0 \
+    TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 CI=true
+RUN corepack enable
+WORKDIR /app
+
+# ---- manifests: only what `pnpm install` reads, so dependency layers survive source edits ----
+FROM base AS manifests
+COPY . /src
+RUN mkdir /manifests && cd /src \
+ && cp package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc /manifests/ \
+ && find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \;
+
+# ---- build: every dependency, Prisma client, bundles ----
+FROM base AS build
+COPY --from=manifests /manifests/ ./
+RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --store-dir /pnpm/store
+# whisper.cpp's source comes from the npm package nodejs-whisper (see scripts/build-whisper.sh).
+# Copied out on its own so the whisper stage below stays cached until that package changes.
+RUN mkdir /opt/nodejs-whisper \
+ && cd packages/media/node_modules/nodejs-whisper && cp -r package.json cpp /opt/nodejs-whisper/
+COPY . .
+RUN pnpm --filter @hark/db generate \
+ && pnpm turbo run build --filter "@hark/worker..." --output-logs=errors-only
+
+# ---- whisper: whisper-cli from source. GGML_NATIVE=OFF targets any x86-64 CPU with AVX2/FMA
+# (ggml's portable default), not just the build machine's CPU. ----
+FROM base AS whisper
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
+COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
+RUN WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF" bash /src/scripts/build-whisper.sh
+
+# ---- prod-deps: production dependencies of the worker and its workspace packages ----
+# The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
+# shamefully-hoist=true (.npmrc) links every installed package into the root node_modules, so
+# that one folder serves apps/worker/dist. --no-optional drops the Prisma CLI, which the
+# lockfile records as an optional auto-installed peer of @prisma/client.
+FROM base AS prod-deps
+COPY --from=manifests /manifests/ ./
+RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --prod --no-optional --filter "@hark/worker..." --store-dir /pnpm/store \
+ && rm -rf node_modules/@hark
+
+# ---- runtime ----
+FROM ${NODE_IMAGE} AS runtime
+# ffmpeg/ffprobe decode the audio; libgomp1 is whisper-cli's OpenMP runtime.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    HARK_STORAGE_DIR=/var/lib/hark/storage \
+    HARK_MODELS_DIR=/models \
+    WHISPER_BIN=/usr/local/bin/whisper-cli
+WORKDIR /app
+COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /usr/local/bin/whisper-cli
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/apps/worker/dist ./apps/worker/dist
+# The storage volume is shared with the api (same path, same uid 1000 = node).
+RUN mkdir -p "$HARK_STORAGE_DIR" /models && chown -R node:node /var/lib/hark \
+ && whisper-cli --help >/dev/null 2>&1
+USER node
+CMD ["node", "apps/worker/dist/main.js"]

@@ -1,0 +1,91 @@
+# syntax=docker/dockerfile:1
+# Hark transcription worker, CUDA variant: whisper.cpp built with GGML_CUDA on an
+# nvidia/cuda devel image, run on the matching runtime image. Build from the repository root:
+#   docker build -f docker/worker.cuda.Dockerfile -t hark-worker-cuda .
+#   docker build -f docker/worker.cuda.Dockerfile --build-arg CUDA_ARCHITECTURES=89 ...  (one GPU
+#     generation only: a much shorter nvcc build)
+# Run with a GPU: `docker run --gpus all ...`, or `docker compose --profile cuda up` (compose.yml).
+# The host needs the NVIDIA driver (CUDA 12.6: 560+, or 525.60+ through CUDA's minor-version
+# compatibility) and the NVIDIA Container Toolkit. Models are mounted, not baked in.
+ARG NODE_IMAGE=node:20-bookworm-slim
+ARG CUDA_VERSION=12.6.3
+ARG UBUNTU_VERSION=22.04
+
+# ---- base: Node with pnpm from corepack (version pinned by package.json "packageManager") ----
+FROM ${NODE_IMAGE} AS base
+# corepack's bundled keys can be older than pnpm's signing keys; the lockfile pins the
+# integrity of every dependency, so corepack's own signature check of pnpm is skipped.
+ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 COREPACK_INTEGRITY_KEYS=0 \
+    TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 CI=true
+RUN corepack enable
+WORKDIR /app
+
+# ---- manifests: only what `pnpm install` reads, so dependency layers survive source edits ----
+FROM base AS manifests
+COPY . /src
+RUN mkdir /manifests && cd /src \
+ && cp package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc /manifests/ \
+ && find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \;
+
+# ---- build: every dependency, Prisma client, bundles ----
+FROM base AS build
+COPY --from=manifests /manifests/ ./
+RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --store-dir /pnpm/store
+# whisper.cpp's source comes from the npm package nodejs-whisper (see scripts/build-whisper.sh).
+# Copied out on its own so the whisper stage below stays cached until that package changes.
+RUN mkdir /opt/nodejs-whisper \
+ && cd packages/media/node_modules/nodejs-whisper && cp -r package.json cpp /opt/nodejs-whisper/
+COPY . .
+RUN pnpm --filter @hark/db generate \
+ && pnpm turbo run build --filter "@hark/worker..." --output-logs=errors-only
+
+# ---- whisper: whisper-cli with the CUDA backend. No GPU is visible while building, so the
+# target architectures are explicit (GGML_NATIVE=OFF): Turing, Ampere, Ada, Hopper by default.
+# libcuda comes from the toolkit's stubs here and from the host driver at run time. ----
+FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu${UBUNTU_VERSION} AS whisper
+ARG CUDA_ARCHITECTURES="75;80;86;89;90"
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && rm -rf /var/lib/apt/lists/*
+# build-whisper.sh uses node only to locate the source and read its version.
+COPY --from=base /usr/local/bin/node /usr/local/bin/node
+COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
+COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
+RUN GGML_CUDA=1 WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
+    bash /src/scripts/build-whisper.sh
+
+# ---- prod-deps: production dependencies of the worker and its workspace packages ----
+# The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
+# shamefully-hoist=true (.npmrc) links every installed package into the root node_modules, so
+# that one folder serves apps/worker/dist. --no-optional drops the Prisma CLI, which the
+# lockfile records as an optional auto-installed peer of @prisma/client.
+FROM base AS prod-deps
+COPY --from=manifests /manifests/ ./
+RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --prod --no-optional --filter "@hark/worker..." --store-dir /pnpm/store \
+ && rm -rf node_modules/@hark
+
+# ---- runtime: CUDA runtime libraries (cudart, cuBLAS) + Node copied from the official image ----
+FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu${UBUNTU_VERSION} AS runtime
+# ffmpeg/ffprobe decode the audio; libgomp1 is whisper-cli's OpenMP runtime.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 1000 node && useradd --uid 1000 --gid node --create-home --shell /usr/sbin/nologin node
+COPY --from=base /usr/local/bin/node /usr/local/bin/node
+ENV NODE_ENV=production \
+    HARK_STORAGE_DIR=/var/lib/hark/storage \
+    HARK_MODELS_DIR=/models \
+    WHISPER_BIN=/usr/local/bin/whisper-cli
+WORKDIR /app
+COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /usr/local/bin/whisper-cli
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/apps/worker/dist ./apps/worker/dist
+# Same storage path and uid (1000) as the CPU worker and the api, so they share the volume.
+# libcuda.so.1 is the only library allowed to be missing here: the driver brings it at run time.
+RUN mkdir -p "$HARK_STORAGE_DIR" /models && chown -R node:node /var/lib/hark \
+ && node --version >/dev/null \
+ && ! (ldd /usr/local/bin/whisper-cli | grep 'not found' | grep -v 'libcuda\.so')
+USER node
+CMD ["node", "apps/worker/dist/main.js"]
