@@ -15,7 +15,7 @@ import { speechWindows, type WindowOptions } from './windows';
 export interface DiarizeOptions {
   /** `true`: estimate the count (1 to 20); a number: exactly that many; `{min, max}`: estimate clamped. */
   speakers: SpeakersOption;
-  /** Aborting rejects with the signal's reason between steps (and every ~8 s of audio in the VAD). */
+  /** Aborting rejects with the signal's reason between steps; the VAD stops at its next frame. */
   signal?: AbortSignal;
 }
 

