@@ -63,6 +63,11 @@ export class Diarizer {
     const segments = relabel(timeline);
     return { segments, speakerCount: new Set(segments.flatMap((s) => s.speakers)).size };
   }
+
+  /** Releases the VAD's worker thread (idle workers do not keep the process alive anyway). */
+  async close(): Promise<void> {
+    await this.parts.vad.close?.();
+  }
 }
 
 /** The default pipeline: Silero VAD, MFCC-statistics embeddings, AHC + BIC clustering, mixture-model overlap. */

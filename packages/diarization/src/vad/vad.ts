@@ -9,4 +9,6 @@ export interface SpeechRegion {
 /** Finds where anyone speaks. Regions are sorted and do not overlap. */
 export interface VoiceActivityDetector {
   detect(audio: Audio, signal?: AbortSignal): Promise<SpeechRegion[]>;
+  /** Releases models or threads, if the detector holds any. */
+  close?(): Promise<void>;
 }
