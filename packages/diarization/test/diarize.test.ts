@@ -107,6 +107,16 @@ describe('diarize on generated speech', () => {
     expect(utterances.find((u) => Math.abs(u.start - file.turns[3]!.start) < 0.5)).toMatchObject({ speaker: 'B', overlap: false });
   });
 
+  it('stops on abort, mid-VAD, with the signal reason, and keeps working afterwards', async () => {
+    const file = audio['three-speakers']!;
+    const controller = new AbortController();
+    const reason = new Error('transcript canceled');
+    const run = diarizer.diarize(file.wavPath, { speakers: true, signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(run).rejects.toBe(reason);
+    expect((await diarizer.diarize(file.wavPath, { speakers: 3 })).speakerCount).toBe(3);
+  });
+
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
     expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({ segments: [], speakerCount: 0 });

@@ -127,7 +127,7 @@ function mergeByBic(groups: GaussianStats[], bounds: CountBounds, lambda: number
     if (!best || (!mustMerge && (alive.length <= bounds.min || bestScore >= 0))) break;
     const [a, b] = best;
     stats[a] = stats[a]!.merged(stats[b]!);
-    logDet[a] = stats[a]!.logDet();
+    logDet[a] = stats[a].logDet();
     alive.splice(alive.indexOf(b), 1);
     for (const c of alive) cache.delete(key(a, c));
     root.forEach((r, i) => {

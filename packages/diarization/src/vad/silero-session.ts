@@ -47,7 +47,7 @@ async function run({ id, samples }) {
 
 interface Pending {
   resolve: (probs: Float32Array) => void;
-  reject: (err: unknown) => void;
+  reject: (err: Error) => void;
 }
 
 /**
@@ -78,7 +78,8 @@ export class SileroSession {
       };
       this.pending.set(id, {
         resolve: (p) => (settle(), resolve(p)),
-        reject: (e) => (settle(), reject(signal?.aborted ? signal.reason : e)),
+        // An abort rejects with the signal's reason, like AbortSignal.throwIfAborted.
+        reject: (e) => (settle(), reject(signal?.aborted ? (signal.reason as Error) : e)),
       });
       worker.ref();
       const copy = Float32Array.from(samples); // transferred: the caller keeps its buffer
@@ -104,7 +105,7 @@ export class SileroSession {
       if (msg.probs) p?.resolve(msg.probs);
       else p?.reject(new Error(`Silero VAD: ${msg.error}`));
     });
-    const fail = (err: unknown) => {
+    const fail = (err: Error) => {
       if (this.worker === worker) this.worker = undefined;
       for (const p of [...this.pending.values()]) p.reject(err);
     };
