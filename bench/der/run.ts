@@ -16,7 +16,9 @@ import { fileDer, type DerResult } from './src/der';
 import { readRttm, type Turn } from './src/rttm';
 
 function toTurns(file: string, result: DiarizationResult): Turn[] {
-  return result.segments.flatMap((s) => s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })));
+  return result.segments.flatMap((s) =>
+    s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })),
+  );
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`.padStart(6);
@@ -30,12 +32,16 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const files = [];
     for (const scenario of BENCH_SCENARIOS) files.push(await generateScenario(scenario, dir));
-    console.log(`generated ${files.length} files in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`);
+    console.log(
+      `generated ${files.length} files in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`,
+    );
 
     const diarizer = createDiarizer();
     const load = performance.now();
     await diarizer.diarize(files[0]!.wavPath, { speakers: true }); // loads the ONNX session
-    console.log(`warm-up (model load + first file): ${((performance.now() - load) / 1000).toFixed(2)} s; ${cpus().length} CPUs`);
+    console.log(
+      `warm-up (model load + first file): ${((performance.now() - load) / 1000).toFixed(2)} s; ${cpus().length} CPUs`,
+    );
 
     const sums = { est: zero(), oracle: zero() };
     let audioSeconds = 0;
@@ -56,13 +62,19 @@ async function main(): Promise<void> {
       add(sums.est, e);
       add(sums.oracle, o);
       if (estimated.speakerCount === refCount) countsRight++;
-      console.log(`${file.id.padEnd(16)} ${duration.toFixed(1).padStart(5)} ${String(refCount).padStart(5)} ${String(estimated.speakerCount).padStart(3)} | ${pct(e.der)} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(o.der)}`);
+      console.log(
+        `${file.id.padEnd(16)} ${duration.toFixed(1).padStart(5)} ${String(refCount).padStart(5)} ${String(estimated.speakerCount).padStart(3)} | ${pct(e.der)} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(o.der)}`,
+      );
     }
     const e = sums.est;
     const o = sums.oracle;
-    console.log(`${'TOTAL'.padEnd(16)} ${audioSeconds.toFixed(0).padStart(5)}           | ${pct(rate(e.missed + e.falseAlarm + e.confusion, e))} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(rate(o.missed + o.falseAlarm + o.confusion, o))}`);
+    console.log(
+      `${'TOTAL'.padEnd(16)} ${audioSeconds.toFixed(0).padStart(5)}           | ${pct(rate(e.missed + e.falseAlarm + e.confusion, e))} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(rate(o.missed + o.falseAlarm + o.confusion, o))}`,
+    );
     console.log(`\nspeaker count right (speakers: true): ${countsRight}/${files.length}`);
-    console.log(`real-time factor (speakers: true, diarization only): ${(diarizeSeconds / audioSeconds).toFixed(4)} (${diarizeSeconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio)`);
+    console.log(
+      `real-time factor (speakers: true, diarization only): ${(diarizeSeconds / audioSeconds).toFixed(4)} (${diarizeSeconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio)`,
+    );
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
   }

@@ -89,7 +89,12 @@ describe('corpusDer', () => {
 
 describe('maxWeightAssignment', () => {
   it('solves rectangular problems', () => {
-    expect(maxWeightAssignment([[1, 9, 1], [9, 8, 1]])).toEqual([1, 0]);
+    expect(
+      maxWeightAssignment([
+        [1, 9, 1],
+        [9, 8, 1],
+      ]),
+    ).toEqual([1, 0]);
     expect(maxWeightAssignment([[5], [7], [1]])).toEqual([-1, 0, -1]);
     expect(maxWeightAssignment([])).toEqual([]);
   });
@@ -97,7 +102,8 @@ describe('maxWeightAssignment', () => {
 
 describe('parseRttm', () => {
   it('reads SPEAKER lines and skips the rest', () => {
-    const text = ';; comment\nSPKR-INFO f 1 <NA> <NA> <NA> unknown a <NA>\nSPEAKER f 1 1.50 2.25 <NA> <NA> a <NA> <NA>\n';
+    const text =
+      ';; comment\nSPKR-INFO f 1 <NA> <NA> <NA> unknown a <NA>\nSPEAKER f 1 1.50 2.25 <NA> <NA> a <NA> <NA>\n';
     expect(parseRttm(text)).toEqual([{ file: 'f', start: 1.5, end: 3.75, speaker: 'a' }]);
   });
 

@@ -28,9 +28,15 @@ export function fileDer(reference: Turn[], system: Turn[], options: DerOptions =
   const collar = options.collar ?? 0.25;
   const ref = mergeBySpeaker(reference);
   const sys = mergeBySpeaker(system);
-  const noScore = collar > 0
-    ? mergeIntervals(ref.flatMap((t): [number, number][] => [[t.start - collar, t.start + collar], [t.end - collar, t.end + collar]]))
-    : [];
+  const noScore =
+    collar > 0
+      ? mergeIntervals(
+          ref.flatMap((t): [number, number][] => [
+            [t.start - collar, t.start + collar],
+            [t.end - collar, t.end + collar],
+          ]),
+        )
+      : [];
 
   const cuts = new Set<number>();
   for (const t of [...ref, ...sys]) cuts.add(t.start).add(t.end);
@@ -43,7 +49,9 @@ export function fileDer(reference: Turn[], system: Turn[], options: DerOptions =
     const [a, b] = [points[i]!, points[i + 1]!];
     const mid = (a + b) / 2;
     if (noScore.some(([x, y]) => mid > x && mid < y)) continue;
-    const active = (turns: Turn[]) => [...new Set(turns.filter((t) => t.start < mid && t.end > mid).map((t) => t.speaker))];
+    const active = (turns: Turn[]) => [
+      ...new Set(turns.filter((t) => t.start < mid && t.end > mid).map((t) => t.speaker)),
+    ];
     const r = active(ref);
     const s = active(sys);
     if (r.length || s.length) regions.push({ dur: b - a, ref: r, sys: s });
@@ -76,12 +84,20 @@ export function fileDer(reference: Turn[], system: Turn[], options: DerOptions =
 }
 
 /** Scores several files (grouped by `file`) and sums their error times, as md-eval reports. */
-export function corpusDer(reference: Turn[], system: Turn[], options: DerOptions = {}): DerResult & { files: Record<string, DerResult> } {
+export function corpusDer(
+  reference: Turn[],
+  system: Turn[],
+  options: DerOptions = {},
+): DerResult & { files: Record<string, DerResult> } {
   const names = [...new Set([...reference, ...system].map((t) => t.file))];
   const files: Record<string, DerResult> = {};
   const sum = { total: 0, missed: 0, falseAlarm: 0, confusion: 0 };
   for (const name of names) {
-    const r = fileDer(reference.filter((t) => t.file === name), system.filter((t) => t.file === name), options);
+    const r = fileDer(
+      reference.filter((t) => t.file === name),
+      system.filter((t) => t.file === name),
+      options,
+    );
     files[name] = r;
     sum.total += r.total;
     sum.missed += r.missed;
@@ -96,9 +112,15 @@ const rate = (errors: number, total: number): number => (total > 0 ? errors / to
 
 function mergeBySpeaker(turns: Turn[]): Turn[] {
   const bySpeaker = new Map<string, Turn[]>();
-  for (const t of turns) if (t.end > t.start) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), t]);
+  for (const t of turns)
+    if (t.end > t.start) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), t]);
   return [...bySpeaker.entries()].flatMap(([speaker, list]) =>
-    mergeIntervals(list.map((t) => [t.start, t.end])).map(([start, end]) => ({ file: list[0]!.file, start, end, speaker })),
+    mergeIntervals(list.map((t) => [t.start, t.end])).map(([start, end]) => ({
+      file: list[0]!.file,
+      start,
+      end,
+      speaker,
+    })),
   );
 }
 

@@ -42,10 +42,11 @@ export function maxWeightAssignment(weights: number[][]): number[] {
       }
       for (let j = 0; j <= n; j++) {
         if (used[j]) {
-          u[match[j]!] += delta;
-          v[j] -= delta;
+          const row = match[j]!;
+          u[row] = u[row]! + delta;
+          v[j] = v[j]! - delta;
         } else {
-          minv[j] -= delta;
+          minv[j] = minv[j]! - delta;
         }
       }
       j0 = j1;

@@ -34,6 +34,9 @@ export async function readRttm(path: string): Promise<Turn[]> {
 
 export function formatRttm(turns: Turn[]): string {
   return turns
-    .map((t) => `SPEAKER ${t.file} 1 ${t.start.toFixed(3)} ${(t.end - t.start).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>\n`)
+    .map(
+      (t) =>
+        `SPEAKER ${t.file} 1 ${t.start.toFixed(3)} ${(t.end - t.start).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>\n`,
+    )
     .join('');
 }

@@ -35,7 +35,10 @@ class SplitClusterer implements SpeakerClusterer {
 function diarizer(parts: Partial<DiarizerParts> = {}) {
   const clusterer = new SplitClusterer();
   const d = new Diarizer({
-    vad: new FakeVad([{ start: 1, end: 3.5 }, { start: 5, end: 8 }]),
+    vad: new FakeVad([
+      { start: 1, end: 3.5 },
+      { start: 5, end: 8 },
+    ]),
     extractor: new TimeExtractor(),
     clusterer,
     ...parts,
@@ -88,7 +91,9 @@ describe('Diarizer', () => {
       },
     };
     const extractor = { embed: jest.fn() };
-    await expect(diarizer({ vad, extractor }).d.diarizeAudio(audio, { speakers: true, signal: controller.signal })).rejects.toThrow('canceled');
+    await expect(
+      diarizer({ vad, extractor }).d.diarizeAudio(audio, { speakers: true, signal: controller.signal }),
+    ).rejects.toThrow('canceled');
     expect(extractor.embed).not.toHaveBeenCalled();
   });
 });

@@ -1,7 +1,11 @@
 import { absorbShortRuns, buildTimeline, relabel, type Segment, speakerName } from './timeline';
 import { speechWindows } from './windows';
 
-const seg = (start: number, end: number, ...speakers: number[]): Segment<number> => ({ start, end, speakers });
+const seg = (start: number, end: number, ...speakers: number[]): Segment<number> => ({
+  start,
+  end,
+  speakers,
+});
 const rounded = (segments: Segment<number | string>[]) =>
   segments.map((s) => [Math.round(s.start * 100) / 100, Math.round(s.end * 100) / 100, s.speakers.join('+')]);
 
@@ -27,17 +31,28 @@ describe('buildTimeline', () => {
   });
 
   it('keeps separate regions separate', () => {
-    const regions = [{ start: 0, end: 1 }, { start: 3, end: 4 }];
+    const regions = [
+      { start: 0, end: 1 },
+      { start: 3, end: 4 },
+    ];
     const out = buildTimeline(regions, speechWindows(regions), [0, 1]);
-    expect(rounded(out)).toEqual([[0, 1, '0'], [3, 4, '1']]);
+    expect(rounded(out)).toEqual([
+      [0, 1, '0'],
+      [3, 4, '1'],
+    ]);
   });
 });
 
 describe('absorbShortRuns', () => {
   it('gives a short run to its longer neighbour and joins equal neighbours', () => {
     const out = absorbShortRuns([seg(0, 3, 0), seg(3, 3.2, 1), seg(3.2, 4, 2)], 0.5);
-    expect(rounded(out)).toEqual([[0, 3.2, '0'], [3.2, 4, '2']]);
-    expect(rounded(absorbShortRuns([seg(0, 3, 0), seg(3, 3.2, 1), seg(3.2, 5, 0)], 0.5))).toEqual([[0, 5, '0']]);
+    expect(rounded(out)).toEqual([
+      [0, 3.2, '0'],
+      [3.2, 4, '2'],
+    ]);
+    expect(rounded(absorbShortRuns([seg(0, 3, 0), seg(3, 3.2, 1), seg(3.2, 5, 0)], 0.5))).toEqual([
+      [0, 5, '0'],
+    ]);
   });
 
   it('leaves a lone short run alone', () => {

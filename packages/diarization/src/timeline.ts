@@ -21,7 +21,12 @@ export interface TimelineOptions {
  * by closeness to the window centre (window edges see the neighbouring turn too). Runs shorter
  * than `minTurn` are flips of one or two windows, not turns, and are absorbed.
  */
-export function buildTimeline(regions: SpeechRegion[], windows: TimeWindow[], labels: number[], options: TimelineOptions = {}): Segment<number>[] {
+export function buildTimeline(
+  regions: SpeechRegion[],
+  windows: TimeWindow[],
+  labels: number[],
+  options: TimelineOptions = {},
+): Segment<number>[] {
   const step = options.resolution ?? 0.01;
   const minTurn = options.minTurn ?? 0.5;
   const out: Segment<number>[] = [];
@@ -73,7 +78,8 @@ export function absorbShortRuns(runs: Segment<number>[], minTurn: number): Segme
     let shortest = -1;
     for (let i = 0; i < list.length; i++) {
       const d = list[i]!.end - list[i]!.start;
-      if (d < minTurn && list.length > 1 && (shortest < 0 || d < list[shortest]!.end - list[shortest]!.start)) shortest = i;
+      if (d < minTurn && list.length > 1 && (shortest < 0 || d < list[shortest]!.end - list[shortest]!.start))
+        shortest = i;
     }
     if (shortest < 0) return list;
     const prev = list[shortest - 1];
@@ -92,12 +98,14 @@ export function absorbShortRuns(runs: Segment<number>[], minTurn: number): Segme
   }
 }
 
-const sameSpeakers = (a: number[], b: number[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
+const sameSpeakers = (a: number[], b: number[]): boolean =>
+  a.length === b.length && a.every((s, i) => s === b[i]);
 
 /** Speaker names A, B, ..., Z, AA, AB... */
 export function speakerName(index: number): string {
   let name = '';
-  for (let i = index + 1; i > 0; i = Math.floor((i - 1) / 26)) name = String.fromCharCode(65 + ((i - 1) % 26)) + name;
+  for (let i = index + 1; i > 0; i = Math.floor((i - 1) / 26))
+    name = String.fromCharCode(65 + ((i - 1) % 26)) + name;
   return name;
 }
 
@@ -105,6 +113,11 @@ export function speakerName(index: number): string {
 export function relabel(segments: Segment<number>[]): Segment<string>[] {
   const sorted = [...segments].sort((a, b) => a.start - b.start || a.end - b.end);
   const names = new Map<number, string>();
-  for (const s of sorted) for (const id of s.speakers) if (!names.has(id)) names.set(id, speakerName(names.size));
-  return sorted.map((s) => ({ start: s.start, end: s.end, speakers: s.speakers.map((id) => names.get(id)!).sort() }));
+  for (const s of sorted)
+    for (const id of s.speakers) if (!names.has(id)) names.set(id, speakerName(names.size));
+  return sorted.map((s) => ({
+    start: s.start,
+    end: s.end,
+    speakers: s.speakers.map((id) => names.get(id)!).sort(),
+  }));
 }

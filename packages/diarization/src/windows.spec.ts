@@ -8,7 +8,12 @@ describe('speechWindows', () => {
   it('steps 1.5 s windows by 0.75 s and aligns the last one to the region end', () => {
     const w = speechWindows([{ start: 0, end: 3.2 }]);
     const rounded = w.map((x) => [x.start, x.end].map((t) => Math.round(t * 100) / 100));
-    expect(rounded).toEqual([[0, 1.5], [0.75, 2.25], [1.5, 3], [1.7, 3.2]]);
+    expect(rounded).toEqual([
+      [0, 1.5],
+      [0.75, 2.25],
+      [1.5, 3],
+      [1.7, 3.2],
+    ]);
   });
 
   it('adds no duplicate when the windows end exactly on the region end', () => {
@@ -18,7 +23,17 @@ describe('speechWindows', () => {
   });
 
   it('honours custom lengths and keeps regions apart', () => {
-    const w = speechWindows([{ start: 0, end: 2 }, { start: 5, end: 6 }], { length: 1, hop: 1 });
-    expect(w).toEqual([{ start: 0, end: 1 }, { start: 1, end: 2 }, { start: 5, end: 6 }]);
+    const w = speechWindows(
+      [
+        { start: 0, end: 2 },
+        { start: 5, end: 6 },
+      ],
+      { length: 1, hop: 1 },
+    );
+    expect(w).toEqual([
+      { start: 0, end: 1 },
+      { start: 1, end: 2 },
+      { start: 5, end: 6 },
+    ]);
   });
 });

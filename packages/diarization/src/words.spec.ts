@@ -45,10 +45,20 @@ describe('labelWords', () => {
 });
 
 describe('buildUtterances', () => {
-  const lw = (start: number, end: number, text: string, speaker: string | null): LabeledWord => ({ start, end, text, speaker });
+  const lw = (start: number, end: number, text: string, speaker: string | null): LabeledWord => ({
+    start,
+    end,
+    text,
+    speaker,
+  });
 
   it('groups consecutive words of one speaker', () => {
-    const words = [lw(0, 0.5, ' Hello', 'A'), lw(0.6, 1, 'there.', 'A'), lw(1.5, 2, 'Hi', 'B'), lw(3, 3.5, 'Bye', 'A')];
+    const words = [
+      lw(0, 0.5, ' Hello', 'A'),
+      lw(0.6, 1, 'there.', 'A'),
+      lw(1.5, 2, 'Hi', 'B'),
+      lw(3, 3.5, 'Bye', 'A'),
+    ];
     const segments = [seg(0, 1, 'A'), seg(1.5, 2, 'B'), seg(3, 3.5, 'A')];
     expect(buildUtterances(words, segments)).toEqual([
       { start: 0, end: 1, text: 'Hello there.', speaker: 'A', overlap: false },

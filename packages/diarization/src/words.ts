@@ -40,7 +40,10 @@ export function labelWords<W extends Word>(words: W[], segments: Segment[]): Lab
 
   function pick(time: Map<string, number>, prev: string | null): string {
     const best = Math.max(...time.values());
-    const tied = [...time.entries()].filter(([, t]) => t >= best - 1e-9).map(([name]) => name).sort();
+    const tied = [...time.entries()]
+      .filter(([, t]) => t >= best - 1e-9)
+      .map(([name]) => name)
+      .sort();
     return prev !== null && tied.includes(prev) ? prev : tied[0]!;
   }
 }
@@ -49,7 +52,11 @@ export function labelWords<W extends Word>(words: W[], segments: Segment[]): Lab
  * Groups consecutive words of one speaker into utterances. Words are expected in time order
  * (as ASR emits them); texts are trimmed and joined with single spaces.
  */
-export function buildUtterances(words: LabeledWord[], segments: Segment[], options: UtteranceOptions = {}): Utterance[] {
+export function buildUtterances(
+  words: LabeledWord[],
+  segments: Segment[],
+  options: UtteranceOptions = {},
+): Utterance[] {
   const minOverlap = options.minOverlap ?? 0.2;
   const index = new SegmentIndex(segments);
   const groups: LabeledWord[][] = [];
@@ -62,10 +69,19 @@ export function buildUtterances(words: LabeledWord[], segments: Segment[], optio
     const start = group[0]!.start;
     const end = Math.max(...group.map((w) => w.end));
     const speaker = group[0]!.speaker;
-    const text = group.map((w) => w.text.trim()).filter(Boolean).join(' ');
-    const overlap = speaker !== null && index.overlapping(start, end).some(
-      (s) => Math.min(s.end, end) - Math.max(s.start, start) >= minOverlap && (s.speakers.length > 1 || s.speakers[0] !== speaker),
-    );
+    const text = group
+      .map((w) => w.text.trim())
+      .filter(Boolean)
+      .join(' ');
+    const overlap =
+      speaker !== null &&
+      index
+        .overlapping(start, end)
+        .some(
+          (s) =>
+            Math.min(s.end, end) - Math.max(s.start, start) >= minOverlap &&
+            (s.speakers.length > 1 || s.speakers[0] !== speaker),
+        );
     return { start, end, text, speaker, overlap };
   });
 }

@@ -104,7 +104,10 @@ describe('diarize on generated speech', () => {
     const last = utterances[utterances.length - 1]!;
     expect([first.speaker, first.overlap]).toEqual(['A', false]);
     expect([last.speaker, last.overlap]).toEqual(['A', false]);
-    expect(utterances.find((u) => Math.abs(u.start - file.turns[3]!.start) < 0.5)).toMatchObject({ speaker: 'B', overlap: false });
+    expect(utterances.find((u) => Math.abs(u.start - file.turns[3]!.start) < 0.5)).toMatchObject({
+      speaker: 'B',
+      overlap: false,
+    });
   });
 
   it('stops on abort, mid-VAD, with the signal reason, and keeps working afterwards', async () => {
@@ -119,6 +122,9 @@ describe('diarize on generated speech', () => {
 
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
-    expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({ segments: [], speakerCount: 0 });
+    expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({
+      segments: [],
+      speakerCount: 0,
+    });
   });
 });

@@ -1,6 +1,9 @@
 import { parseWav, WavFormatError } from './wav-reader';
 
-function wav(samples: number[], opts: { channels?: number; bits?: number; extraChunk?: boolean; format?: number } = {}): Buffer {
+function wav(
+  samples: number[],
+  opts: { channels?: number; bits?: number; extraChunk?: boolean; format?: number } = {},
+): Buffer {
   const channels = opts.channels ?? 1;
   const bits = opts.bits ?? 16;
   const data = Buffer.alloc(samples.length * 2);
@@ -15,7 +18,9 @@ function wav(samples: number[], opts: { channels?: number; bits?: number; extraC
   fmt.writeUInt16LE(2 * channels, 20);
   fmt.writeUInt16LE(bits, 22);
   // An odd-sized LIST chunk checks the word-alignment padding.
-  const list = opts.extraChunk ? Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.from([0])]) : Buffer.alloc(0);
+  const list = opts.extraChunk
+    ? Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc'), Buffer.from([0])])
+    : Buffer.alloc(0);
   const dataHeader = Buffer.alloc(8);
   dataHeader.write('data', 0, 'ascii');
   dataHeader.writeUInt32LE(data.length, 4);
@@ -34,7 +39,10 @@ describe('parseWav', () => {
   });
 
   it('skips chunks before data, including odd-sized ones', () => {
-    expect(Array.from(parseWav(wav([100, -100], { extraChunk: true })).samples)).toEqual([100 / 32768, -100 / 32768]);
+    expect(Array.from(parseWav(wav([100, -100], { extraChunk: true })).samples)).toEqual([
+      100 / 32768,
+      -100 / 32768,
+    ]);
   });
 
   it('accepts WAVE_FORMAT_EXTENSIBLE headers written by ffmpeg for PCM', () => {

@@ -1,7 +1,11 @@
 import { averageLinkage, clustersBelow, cosineDistance, cutTree } from './agglomerative';
 
 /** Points scattered around `centres` (deterministic jitter). */
-function blobs(centres: number[][], perBlob: number, spread: number): { vectors: Float32Array[]; truth: number[] } {
+function blobs(
+  centres: number[][],
+  perBlob: number,
+  spread: number,
+): { vectors: Float32Array[]; truth: number[] } {
   const vectors: Float32Array[] = [];
   const truth: number[] = [];
   let seed = 7;
@@ -26,12 +30,21 @@ describe('cosineDistance', () => {
 });
 
 describe('averageLinkage', () => {
-  const { vectors, truth } = blobs([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 10, 0.15);
+  const { vectors, truth } = blobs(
+    [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ],
+    10,
+    0.15,
+  );
   const merges = averageLinkage(vectors);
 
   it('returns n - 1 merges sorted by distance', () => {
     expect(merges).toHaveLength(vectors.length - 1);
-    for (let i = 1; i < merges.length; i++) expect(merges[i]!.distance).toBeGreaterThanOrEqual(merges[i - 1]!.distance);
+    for (let i = 1; i < merges.length; i++)
+      expect(merges[i]!.distance).toBeGreaterThanOrEqual(merges[i - 1]!.distance);
   });
 
   it('recovers the three groups when cut at three', () => {
@@ -50,7 +63,15 @@ describe('averageLinkage', () => {
   });
 
   it('matches a brute-force average linkage on a small set', () => {
-    const small = blobs([[1, 0], [0.7, 0.7], [0, 1]], 3, 0.3).vectors;
+    const small = blobs(
+      [
+        [1, 0],
+        [0.7, 0.7],
+        [0, 1],
+      ],
+      3,
+      0.3,
+    ).vectors;
     const naive = naiveAverageLinkage(small).map((d) => d.toFixed(6));
     expect(averageLinkage(small).map((m) => m.distance.toFixed(6))).toEqual(naive);
   });
@@ -64,7 +85,8 @@ function naiveAverageLinkage(vectors: Float32Array[]): number[] {
     for (let a = 0; a < clusters.length; a++) {
       for (let b = a + 1; b < clusters.length; b++) {
         let sum = 0;
-        for (const i of clusters[a]!) for (const j of clusters[b]!) sum += cosineDistance(vectors[i]!, vectors[j]!);
+        for (const i of clusters[a]!)
+          for (const j of clusters[b]!) sum += cosineDistance(vectors[i]!, vectors[j]!);
         const d = sum / (clusters[a]!.length * clusters[b]!.length);
         if (d < best[2]) best = [a, b, d];
       }

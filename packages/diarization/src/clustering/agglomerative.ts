@@ -23,7 +23,10 @@ export function cosineDistance(x: Float32Array, y: Float32Array): number {
  * algorithm: O(n^2) time and memory instead of the naive O(n^3), which matters for hour-long
  * audio. Merges come back sorted by distance; leaf ids are 0..n-1 and merge i creates id n+i.
  */
-export function averageLinkage(vectors: Float32Array[], distance: (x: Float32Array, y: Float32Array) => number = cosineDistance): Merge[] {
+export function averageLinkage(
+  vectors: Float32Array[],
+  distance: (x: Float32Array, y: Float32Array) => number = cosineDistance,
+): Merge[] {
   const n = vectors.length;
   const dist = new Float32Array(n * n);
   for (let i = 0; i < n; i++) {

@@ -6,7 +6,11 @@ import { BicClusterer } from './bic-clusterer';
 import type { ClusterInput } from './speaker-clusterer';
 
 // Six 2.5 s turns alternating between two synthetic voices, 0.5 s apart.
-const turns = Array.from({ length: 6 }, (_, i) => ({ voice: i % 2 ? HIGH_VOICE : LOW_VOICE, start: 0.5 + 3 * i, end: 3 + 3 * i }));
+const turns = Array.from({ length: 6 }, (_, i) => ({
+  voice: i % 2 ? HIGH_VOICE : LOW_VOICE,
+  start: 0.5 + 3 * i,
+  end: 3 + 3 * i,
+}));
 const truthAt = (t: number) => turns.findIndex((x) => t >= x.start && t < x.end) % 2;
 
 async function input(): Promise<ClusterInput> {
@@ -39,8 +43,15 @@ describe('BicClusterer', () => {
 
   it('handles zero and one window', async () => {
     const clusterer = new BicClusterer();
-    expect(await clusterer.cluster({ ...data, windows: [], embeddings: [] }, { min: 1, max: 20 })).toEqual([]);
-    expect(await clusterer.cluster({ ...data, windows: data.windows.slice(0, 1), embeddings: data.embeddings.slice(0, 1) }, { min: 2, max: 2 })).toEqual([0]);
+    expect(await clusterer.cluster({ ...data, windows: [], embeddings: [] }, { min: 1, max: 20 })).toEqual(
+      [],
+    );
+    expect(
+      await clusterer.cluster(
+        { ...data, windows: data.windows.slice(0, 1), embeddings: data.embeddings.slice(0, 1) },
+        { min: 2, max: 2 },
+      ),
+    ).toEqual([0]);
   });
 
   it('clusters a subset and assigns the rest when there are many windows', async () => {
@@ -52,7 +63,11 @@ describe('BicClusterer', () => {
 describe('AhcClusterer', () => {
   const v = (...x: number[]) => Float32Array.from(x);
   const embeddings = [v(1, 0.1), v(1, 0), v(0.1, 1), v(0, 1), v(1, 0.05)];
-  const cluster = (min: number, max: number) => new AhcClusterer({ threshold: 0.3 }).cluster({ audio: { samples: new Float32Array(0), sampleRate: 16000 }, windows: [], embeddings }, { min, max });
+  const cluster = (min: number, max: number) =>
+    new AhcClusterer({ threshold: 0.3 }).cluster(
+      { audio: { samples: new Float32Array(0), sampleRate: 16000 }, windows: [], embeddings },
+      { min, max },
+    );
 
   it('cuts at the threshold and clamps to the bounds', async () => {
     expect(await cluster(1, 20)).toEqual([0, 0, 1, 1, 0]);

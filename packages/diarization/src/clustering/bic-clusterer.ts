@@ -37,7 +37,11 @@ export class BicClusterer implements SpeakerClusterer {
     this.maxAhcWindows = options.maxAhcWindows ?? 3000;
   }
 
-  async cluster({ audio, windows, embeddings }: ClusterInput, bounds: CountBounds, signal?: AbortSignal): Promise<number[]> {
+  async cluster(
+    { audio, windows, embeddings }: ClusterInput,
+    bounds: CountBounds,
+    signal?: AbortSignal,
+  ): Promise<number[]> {
     const n = windows.length;
     if (n <= 1) return new Array<number>(n).fill(0);
     const initial = this.preGroup(centre(embeddings), bounds);
@@ -53,7 +57,10 @@ export class BicClusterer implements SpeakerClusterer {
     const step = Math.max(1, Math.ceil(n / this.maxAhcWindows));
     const subset = step === 1 ? vectors : vectors.filter((_, i) => i % step === 0);
     const merges = averageLinkage(subset);
-    const k = Math.min(subset.length, Math.max(clustersBelow(merges, subset.length, this.threshold), bounds.min));
+    const k = Math.min(
+      subset.length,
+      Math.max(clustersBelow(merges, subset.length, this.threshold), bounds.min),
+    );
     const labels = cutTree(merges, subset.length, k);
     if (step === 1) return labels;
     // Windows left out of the first pass join the nearest group centroid.
@@ -80,7 +87,12 @@ function centre(vectors: Float32Array[]): Float32Array[] {
 }
 
 /** Gaussian statistics per group over MFCC frames; a frame belongs to the window centred nearest. */
-function frameStats(audio: Audio, windows: TimeWindow[], labels: number[], options: MfccOptions = {}): GaussianStats[] {
+function frameStats(
+  audio: Audio,
+  windows: TimeWindow[],
+  labels: number[],
+  options: MfccOptions = {},
+): GaussianStats[] {
   const feats = mfcc(audio.samples, audio.sampleRate, options);
   const dims = feats.dims - 1; // c0 is loudness, not voice
   const groups = Array.from({ length: Math.max(...labels) + 1 }, () => new GaussianStats(dims));

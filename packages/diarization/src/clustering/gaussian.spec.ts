@@ -6,7 +6,11 @@ function frames(count: number, mean: number[], scale: number[], seed: number): G
   const uniform = () => ((s = (s * 16807) % 2147483647) + 1) / 2147483648;
   const stats = new GaussianStats(mean.length);
   for (let i = 0; i < count; i++) {
-    stats.add(mean.map((m, d) => m + scale[d]! * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform())));
+    stats.add(
+      mean.map(
+        (m, d) => m + scale[d]! * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()),
+      ),
+    );
   }
   return stats;
 }
@@ -41,7 +45,8 @@ describe('Gaussian', () => {
     const stats = frames(50000, [1, -2], [1, 3], 7);
     const g = new Gaussian(stats, 0);
     const x = [2, 1];
-    const expected = -0.5 * (Math.log(2 * Math.PI) * 2 + Math.log(1 * 9) + ((2 - 1) ** 2) / 1 + ((1 + 2) ** 2) / 9);
+    const expected =
+      -0.5 * (Math.log(2 * Math.PI) * 2 + Math.log(1 * 9) + (2 - 1) ** 2 / 1 + (1 + 2) ** 2 / 9);
     expect(g.logLikelihood(x)).toBeCloseTo(expected, 1);
   });
 });

@@ -105,7 +105,12 @@ function cholesky(matrix: Float64Array, n: number): { lower: Float64Array; logDe
  * merged model is preferred (same speaker). `lambda` scales the complexity penalty; frames
  * 10 ms apart are strongly correlated, so the textbook lambda = 1 over-splits.
  */
-export function deltaBic(a: GaussianStats, b: GaussianStats, lambda: number, logDets?: [number, number]): number {
+export function deltaBic(
+  a: GaussianStats,
+  b: GaussianStats,
+  lambda: number,
+  logDets?: [number, number],
+): number {
   const m = a.merged(b);
   const d = a.dims;
   const [la, lb] = logDets ?? [a.logDet(), b.logDet()];

@@ -85,7 +85,8 @@ function dropLeading(m: FeatureMatrix, count: number): FeatureMatrix {
   if (count === 0) return m;
   const dims = m.dims - count;
   const data = new Float32Array(m.frames * dims);
-  for (let f = 0; f < m.frames; f++) data.set(m.data.subarray(f * m.dims + count, (f + 1) * m.dims), f * dims);
+  for (let f = 0; f < m.frames; f++)
+    data.set(m.data.subarray(f * m.dims + count, (f + 1) * m.dims), f * dims);
   return { ...m, dims, data };
 }
 

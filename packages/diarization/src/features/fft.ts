@@ -12,7 +12,8 @@ export class PowerSpectrum {
   private readonly reversed: Uint32Array;
 
   constructor(readonly size: number) {
-    if (size < 2 || (size & (size - 1)) !== 0) throw new Error(`FFT size must be a power of two, got ${size}`);
+    if (size < 2 || (size & (size - 1)) !== 0)
+      throw new Error(`FFT size must be a power of two, got ${size}`);
     this.bins = size / 2 + 1;
     this.re = new Float64Array(size);
     this.im = new Float64Array(size);

@@ -6,7 +6,10 @@ describe('PowerSpectrum', () => {
     const n = 512;
     const fft = new PowerSpectrum(n);
     const out = new Float64Array(fft.bins);
-    fft.compute(Float64Array.from({ length: n }, (_, i) => Math.sin((2 * Math.PI * 32 * i) / n)), out);
+    fft.compute(
+      Float64Array.from({ length: n }, (_, i) => Math.sin((2 * Math.PI * 32 * i) / n)),
+      out,
+    );
     const peak = out.indexOf(Math.max(...out));
     expect(peak).toBe(32);
     expect(out[32]).toBeCloseTo((n / 2) ** 2, 3);
@@ -31,7 +34,8 @@ describe('melFilterbank', () => {
 describe('mfcc', () => {
   it('gives one frame per 10 ms and separates two tones', () => {
     const sr = 16000;
-    const tone = (hz: number) => Float32Array.from({ length: sr }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / sr));
+    const tone = (hz: number) =>
+      Float32Array.from({ length: sr }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / sr));
     const low = mfcc(tone(200), sr);
     const high = mfcc(tone(2000), sr);
     expect(low.frames).toBe(98);
@@ -46,7 +50,12 @@ describe('mfcc', () => {
   });
 
   it('computes regression deltas (a ramp has a constant slope)', () => {
-    const ramp = { frames: 10, dims: 1, data: Float32Array.from({ length: 10 }, (_, i) => i), hopSeconds: 0.01 };
+    const ramp = {
+      frames: 10,
+      dims: 1,
+      data: Float32Array.from({ length: 10 }, (_, i) => i),
+      hopSeconds: 0.01,
+    };
     const d = deltas(ramp);
     expect(d.data[5]).toBeCloseTo(1);
     expect(d.data[0]).toBeLessThan(1); // edges clamp

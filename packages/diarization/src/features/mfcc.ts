@@ -27,7 +27,13 @@ const hzToMel = (hz: number): number => 1127 * Math.log(1 + hz / 700);
 const melToHz = (mel: number): number => 700 * (Math.exp(mel / 1127) - 1);
 
 /** Triangular filters evenly spaced on the mel scale, as rows over FFT bins. */
-export function melFilterbank(mels: number, fftSize: number, sampleRate: number, lowHz: number, highHz: number): Float64Array[] {
+export function melFilterbank(
+  mels: number,
+  fftSize: number,
+  sampleRate: number,
+  lowHz: number,
+  highHz: number,
+): Float64Array[] {
   const bins = fftSize / 2 + 1;
   const lo = hzToMel(lowHz);
   const hi = hzToMel(highHz);
@@ -37,7 +43,8 @@ export function melFilterbank(mels: number, fftSize: number, sampleRate: number,
     const [left, mid, right] = [centers[m]!, centers[m + 1]!, centers[m + 2]!];
     for (let k = 0; k < bins; k++) {
       const hz = (k * sampleRate) / fftSize;
-      if (hz > left && hz < right) row[k] = hz <= mid ? (hz - left) / (mid - left) : (right - hz) / (right - mid);
+      if (hz > left && hz < right)
+        row[k] = hz <= mid ? (hz - left) / (mid - left) : (right - hz) / (right - mid);
     }
     return row;
   });
@@ -51,7 +58,13 @@ export function mfcc(samples: Float32Array, sampleRate: number, options: MfccOpt
   const ceps = options.ceps ?? 20;
   const fftSize = 2 ** Math.ceil(Math.log2(win));
   const fft = new PowerSpectrum(fftSize);
-  const filters = melFilterbank(mels, fftSize, sampleRate, options.lowHz ?? 20, Math.min(options.highHz ?? 7600, sampleRate / 2));
+  const filters = melFilterbank(
+    mels,
+    fftSize,
+    sampleRate,
+    options.lowHz ?? 20,
+    Math.min(options.highHz ?? 7600, sampleRate / 2),
+  );
   // Only the non-zero span of each filter is visited: ~6x fewer multiplications than full rows.
   const spans = filters.map((row) => {
     const first = row.findIndex((v) => v > 0);
@@ -59,9 +72,15 @@ export function mfcc(samples: Float32Array, sampleRate: number, options: MfccOpt
     while (last > first && row[last] === 0) last--;
     return [Math.max(first, 0), last] as const;
   });
-  const window = Float64Array.from({ length: win }, (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (win - 1)));
+  const window = Float64Array.from(
+    { length: win },
+    (_, i) => 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (win - 1)),
+  );
   const dct = Array.from({ length: ceps }, (_, c) =>
-    Float64Array.from({ length: mels }, (_, m) => Math.cos((Math.PI * c * (m + 0.5)) / mels) * Math.sqrt((c === 0 ? 1 : 2) / mels)),
+    Float64Array.from(
+      { length: mels },
+      (_, m) => Math.cos((Math.PI * c * (m + 0.5)) / mels) * Math.sqrt((c === 0 ? 1 : 2) / mels),
+    ),
   );
 
   const frames = samples.length < win ? 0 : 1 + Math.floor((samples.length - win) / hop);

@@ -54,11 +54,19 @@ export class MixtureOverlapDetector implements OverlapDetector {
     const pairs = uniquePairs(candidates.flat());
     if (pairs.length === 0) return segments;
     const voices = new Map<number, Float32Array>();
-    for (const id of new Set(pairs.flatMap((p) => [p.a, p.b]))) voices.set(id, this.voiceAudio(audio, turns, id));
+    for (const id of new Set(pairs.flatMap((p) => [p.a, p.b])))
+      voices.set(id, this.voiceAudio(audio, turns, id));
     const feats = mfcc(audio.samples, audio.sampleRate, this.opts.mfcc);
-    const single = new Map([...voices].map(([id, x]) => [id, fit(mfcc(x, audio.sampleRate, this.opts.mfcc))]));
+    const single = new Map(
+      [...voices].map(([id, x]) => [id, fit(mfcc(x, audio.sampleRate, this.opts.mfcc))]),
+    );
     throwIfAborted(signal);
-    const mixed = new Map(pairs.map((p) => [key(p), fit(mfcc(mix(voices.get(p.a)!, voices.get(p.b)!), audio.sampleRate, this.opts.mfcc))]));
+    const mixed = new Map(
+      pairs.map((p) => [
+        key(p),
+        fit(mfcc(mix(voices.get(p.a)!, voices.get(p.b)!), audio.sampleRate, this.opts.mfcc)),
+      ]),
+    );
     throwIfAborted(signal);
 
     const out: Segment<number>[] = segments.filter((s) => s.speakers.length !== 1);
@@ -78,9 +86,12 @@ export class MixtureOverlapDetector implements OverlapDetector {
     const self = turns[i]!;
     const id = self.speakers[0]!;
     const near = [turns[i - 1], turns[i + 1]].filter(
-      (t): t is Segment<number> => !!t && t.speakers[0] !== id && Math.max(t.start - self.end, self.start - t.end) <= this.opts.maxGap,
+      (t): t is Segment<number> =>
+        !!t && t.speakers[0] !== id && Math.max(t.start - self.end, self.start - t.end) <= this.opts.maxGap,
     );
-    return uniquePairs(near.map((t) => ({ a: Math.min(id, t.speakers[0]!), b: Math.max(id, t.speakers[0]!) })));
+    return uniquePairs(
+      near.map((t) => ({ a: Math.min(id, t.speakers[0]!), b: Math.max(id, t.speakers[0]!) })),
+    );
   }
 
   /** Up to `maxModelSeconds` of a speaker's turns, 0.1 s trimmed at each edge (boundaries are fuzzy). */
@@ -104,7 +115,13 @@ export class MixtureOverlapDetector implements OverlapDetector {
     return out;
   }
 
-  private splitTurn(turn: Segment<number>, candidates: Candidate[], feats: FeatureMatrix, single: Map<number, Gaussian | undefined>, mixed: Map<string, Gaussian | undefined>): Segment<number>[] {
+  private splitTurn(
+    turn: Segment<number>,
+    candidates: Candidate[],
+    feats: FeatureMatrix,
+    single: Map<number, Gaussian | undefined>,
+    mixed: Map<string, Gaussian | undefined>,
+  ): Segment<number>[] {
     const options = candidates.filter((p) => single.get(p.a) && single.get(p.b) && mixed.get(key(p)));
     const hop = feats.hopSeconds;
     const from = Math.max(0, Math.round(turn.start / hop));

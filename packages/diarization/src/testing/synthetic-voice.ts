@@ -14,7 +14,10 @@ export const THIRD_VOICE: VoiceSpec = { f0: 160, formants: [550, 900, 2300] };
  * Audio for unit tests that need distinct "speakers" without espeak: each turn is a harmonic
  * signal; gaps are silence. Deterministic (the jitter is a fixed function of time).
  */
-export function synthesize(turns: { voice: VoiceSpec; start: number; end: number }[], sampleRate = 16000): Audio {
+export function synthesize(
+  turns: { voice: VoiceSpec; start: number; end: number }[],
+  sampleRate = 16000,
+): Audio {
   const duration = Math.max(...turns.map((t) => t.end)) + 0.5;
   const samples = new Float32Array(Math.round(duration * sampleRate));
   for (const { voice, start, end } of turns) {

@@ -3,7 +3,8 @@ import { toRegions } from './silero-vad';
 const opts = { modelPath: '', threshold: 0.5, minSpeech: 0.25, minSilence: 0.2, pad: 0.03 };
 const FRAME = 0.032;
 /** Probabilities from a pattern: each char is one frame, '#' speech (0.9), '-' doubt (0.4), '.' silence. */
-const probs = (pattern: string) => Float32Array.from(pattern, (c) => (c === '#' ? 0.9 : c === '-' ? 0.4 : 0.05));
+const probs = (pattern: string) =>
+  Float32Array.from(pattern, (c) => (c === '#' ? 0.9 : c === '-' ? 0.4 : 0.05));
 
 describe('toRegions', () => {
   it('finds a region and pads it', () => {

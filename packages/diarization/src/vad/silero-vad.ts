@@ -35,7 +35,8 @@ export class SileroVad implements VoiceActivityDetector {
   }
 
   async detect(audio: Audio, signal?: AbortSignal): Promise<SpeechRegion[]> {
-    if (audio.sampleRate !== SAMPLE_RATE) throw new Error(`Silero VAD needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
+    if (audio.sampleRate !== SAMPLE_RATE)
+      throw new Error(`Silero VAD needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
     const probs = await this.session.probabilities(audio.samples, signal);
     return toRegions(probs, FRAME_SECONDS, audio.samples.length / SAMPLE_RATE, this.opts);
   }
@@ -50,7 +51,12 @@ export class SileroVad implements VoiceActivityDetector {
  * Hysteresis over frame probabilities, as silero-vad's get_speech_timestamps: enter at
  * `threshold`, leave only after `minSilence` below `threshold - 0.15`.
  */
-export function toRegions(probs: Float32Array, frameSeconds: number, duration: number, opts: Required<SileroVadOptions>): SpeechRegion[] {
+export function toRegions(
+  probs: Float32Array,
+  frameSeconds: number,
+  duration: number,
+  opts: Required<SileroVadOptions>,
+): SpeechRegion[] {
   const exit = Math.max(opts.threshold - 0.15, 0.01);
   const raw: SpeechRegion[] = [];
   let start = -1;
@@ -69,10 +75,18 @@ export function toRegions(probs: Float32Array, frameSeconds: number, duration: n
       silentSince = -1;
     }
   }
-  if (start >= 0) raw.push({ start: start * frameSeconds, end: (silentSince >= 0 ? silentSince : probs.length) * frameSeconds });
+  if (start >= 0)
+    raw.push({
+      start: start * frameSeconds,
+      end: (silentSince >= 0 ? silentSince : probs.length) * frameSeconds,
+    });
   const kept = raw.filter((r) => r.end - r.start >= opts.minSpeech);
   return kept.map((r, i) => ({
     start: Math.max(0, r.start - opts.pad, i > 0 ? (kept[i - 1]!.end + r.start) / 2 : 0),
-    end: Math.min(duration, r.end + opts.pad, i + 1 < kept.length ? (r.end + kept[i + 1]!.start) / 2 : Infinity),
+    end: Math.min(
+      duration,
+      r.end + opts.pad,
+      i + 1 < kept.length ? (r.end + kept[i + 1]!.start) / 2 : Infinity,
+    ),
   }));
 }
