@@ -1,24 +1,43 @@
-// Hark worker process (skeleton): connects to Postgres and Redis and waits for work.
-import { commonConfig } from '@hark/core';
+// Hark transcription worker: wires configuration, Postgres, Redis and the BullMQ worker, then
+// runs until SIGTERM (finish or hand back the active job, exit 0).
 import { createDb } from '@hark/db';
 import { workerConnection } from '@hark/queue';
+import { loadWorkerConfig } from './config';
+import { createLogger } from './logger';
+import { startWorker } from './worker';
 
 async function main(): Promise<void> {
-  const config = commonConfig(process.env);
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 4 });
+  const config = loadWorkerConfig();
+  const logger = createLogger(config.logLevel);
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
-  await redis.ping();
-  console.log(JSON.stringify({ level: 'info', app: 'worker', msg: 'ready (idle)' }));
-  const shutdown = async () => {
+  const running = await startWorker({ config, db, redis, logger });
+  logger.info(
+    { concurrency: config.queue.concurrency, model: config.whisper.modelName, threads: config.whisper.threads },
+    'worker ready',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, active: running.active.size, graceMs: config.shutdownGraceMs }, 'shutting down: no new jobs');
+    try {
+      await running.close();
+    } catch (error) {
+      logger.error({ err: (error as Error).message }, 'worker close failed');
+    }
     await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', app: 'worker', msg: 'failed to start', err: (err as Error).message }));
+  console.error(JSON.stringify({ level: 'fatal', app: 'worker', msg: 'worker failed to start', err: (err as Error).message }));
   process.exit(1);
 });

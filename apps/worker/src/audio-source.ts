@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Db } from '@hark/db';
+import { type GuardedClient, downloadToFile } from '@hark/http';
+import { type BlobStore, ResumableSha256 } from '@hark/storage';
+import { failure } from './failures';
+
+export interface AudioSourceDeps {
+  db: Db;
+  blobs: BlobStore;
+  /** Guarded got client (public addresses only unless ALLOW_PRIVATE_URLS). */
+  http: GuardedClient;
+  maxDownloadBytes: number;
+}
+
+export interface AudioRef {
+  url: string | null;
+  uploadId: string | null;
+}
+
+/**
+ * Puts the transcript's audio in a local file and returns its path: a `url` is streamed into
+ * `workDir` (size-capped); an upload is read in place from the blob store after its declared
+ * sha256 is checked. Throws TranscriptFailure (`audio_unreachable`, `audio_too_large`,
+ * `audio_mismatch`, `audio_invalid`) or the abort reason.
+ */
+export async function fetchAudio(deps: AudioSourceDeps, ref: AudioRef, workDir: string, signal: AbortSignal): Promise<string> {
+  if (ref.url !== null) {
+    const dest = path.join(workDir, 'source');
+    await downloadToFile(deps.http, ref.url, dest, { maxBytes: deps.maxDownloadBytes, signal });
+    return dest;
+  }
+  if (ref.uploadId !== null) return uploadFile(deps, ref.uploadId, workDir, signal);
+  throw failure('audio_invalid', false, 'The transcript has neither a url nor an upload.');
+}
+
+const GONE = 'The uploaded audio is no longer available.';
+
+async function uploadFile(deps: AudioSourceDeps, uploadId: string, workDir: string, signal: AbortSignal): Promise<string> {
+  const upload = await deps.db.upload.findUnique({
+    where: { id: uploadId },
+    select: { receivedBytes: true, sha256: true, hashState: true, actualSha256: true, erasedAt: true },
+  });
+  // Erased (another transcript of the same upload was deleted or expired) or swept.
+  if (!upload || upload.erasedAt) throw failure('audio_invalid', false, GONE);
+  const length = Number(upload.receivedBytes);
+  if (upload.sha256) {
+    const actual = upload.actualSha256 ?? (await storedDigest(deps.blobs, uploadId, upload.hashState, length));
+    if (actual !== upload.sha256) throw failure('audio_mismatch');
+  }
+  const file = await deps.blobs.localPath(uploadId);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => null,
+  );
+  if (size === null) throw failure('audio_invalid', false, GONE);
+  if (size < length) throw failure('audio_invalid', false, 'The uploaded audio is incomplete.');
+  if (size === length) return file;
+  // An API process that died mid-chunk leaves unrecorded bytes past `receivedBytes` until the
+  // next append cuts them; the tools must not hear them, so copy exactly the recorded part.
+  const copy = path.join(workDir, 'source');
+  await pipeline(deps.blobs.read(uploadId, length), createWriteStream(copy), { signal });
+  return copy;
+}
+
+/**
+ * The digest of the recorded bytes from the running hash state the API saved with each chunk
+ * (no re-read of a 2 GiB file); a re-read only when no state was saved.
+ */
+async function storedDigest(blobs: BlobStore, uploadId: string, hashState: Uint8Array | null, length: number) {
+  if (hashState && hashState.length > 0) return (await ResumableSha256.start(hashState)).digestHex();
+  const hash = createHash('sha256');
+  if (length > 0) for await (const chunk of blobs.read(uploadId, length)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

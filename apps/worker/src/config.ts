@@ -1,0 +1,81 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { type CommonConfig, type Env, LIMITS, commonConfig, int, modelNameFromPath, optStr, str } from '@hark/core';
+
+/** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+export interface WhisperConfig {
+  /** `WHISPER_BIN`. Default: `<repo>/.hark/whisper/bin/whisper-cli`. */
+  binaryPath: string;
+  /** `WHISPER_MODEL`, a ggml model file. Required. */
+  modelPath: string;
+  /** `HARK_MODEL_NAME`, else derived from the file name (ggml-base.en.bin -> whisper-base.en). */
+  modelName: string;
+  /** `WHISPER_THREADS`. Default: the machine's cores divided by the job concurrency (at least 1). */
+  threads: number;
+}
+
+export interface QueueTuning {
+  /** `HARK_WORKER_CONCURRENCY`: jobs one process runs at once. Default 1. */
+  concurrency: number;
+  /** `HARK_JOB_LOCK_MS`: BullMQ lock; a dead worker's job is recovered after about this. Default 30 000. */
+  lockDurationMs: number;
+  /** `HARK_STALLED_INTERVAL_MS`: how often this worker looks for dead workers' jobs. Default 30 000. */
+  stalledIntervalMs: number;
+  /** `HARK_MAX_STALLED_COUNT`: worker deaths a job survives before it fails `engine_failed`. Default 2. */
+  maxStalledCount: number;
+}
+
+export interface WorkerConfig extends CommonConfig {
+  whisper: WhisperConfig;
+  queue: QueueTuning;
+  /** `HARK_MAX_AUDIO_SECONDS`: longer audio fails `audio_too_long`. Default 36 000 (10 h). */
+  maxAudioSeconds: number;
+  /** `HARK_MAX_DOWNLOAD_BYTES`: a bigger `url` body fails `audio_too_large`. Default 2 GiB. */
+  maxDownloadBytes: number;
+  /** `HARK_DOWNLOAD_TIMEOUT_MS`: whole download, first byte to last. Default 15 min (2 GiB at ~20 Mbit/s). */
+  downloadTimeoutMs: number;
+  /** `HARK_TMP_DIR`: per-job scratch folders (downloads, decoded WAV). Default `<os tmp>/hark-worker`. */
+  tmpDir: string;
+  /** `HARK_SHUTDOWN_GRACE_MS`: on SIGTERM, how long active jobs may run on before being handed back. Default 25 000. */
+  shutdownGraceMs: number;
+  /** `HARK_RETENTION_SWEEP_MS`: period of the retention and upload sweeps; 0 turns them off. Default 60 000. */
+  sweepIntervalMs: number;
+  /** `HARK_UPLOAD_TTL_HOURS`: uploads no transcript uses are removed after this. Default 24. */
+  uploadTtlHours: number;
+  /** `HARK_DB_POOL_SIZE`. Default: concurrency + 3 (jobs, sweeps, the failure listener). */
+  dbPoolSize: number;
+}
+
+/** Parses the worker's configuration once at boot. Throws ConfigError naming the bad variable. */
+export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+  const common = commonConfig(env);
+  const concurrency = int(env, 'HARK_WORKER_CONCURRENCY', 1, 1, 64);
+  const modelPath = str(env, 'WHISPER_MODEL');
+  const lockDurationMs = int(env, 'HARK_JOB_LOCK_MS', 30_000, 500);
+  return {
+    ...common,
+    whisper: {
+      binaryPath: str(env, 'WHISPER_BIN', path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli')),
+      modelPath,
+      modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(modelPath),
+      threads: int(env, 'WHISPER_THREADS', Math.max(1, Math.floor(availableParallelism() / concurrency)), 1, 256),
+    },
+    queue: {
+      concurrency,
+      lockDurationMs,
+      // BullMQ renews the lock every lockDuration / 2; a check more often than that finds nothing new.
+      stalledIntervalMs: int(env, 'HARK_STALLED_INTERVAL_MS', 30_000, 100),
+      maxStalledCount: int(env, 'HARK_MAX_STALLED_COUNT', 2, 0, 100),
+    },
+    maxAudioSeconds: int(env, 'HARK_MAX_AUDIO_SECONDS', LIMITS.maxAudioSeconds, 1),
+    maxDownloadBytes: int(env, 'HARK_MAX_DOWNLOAD_BYTES', LIMITS.maxDownloadBytes, 1),
+    downloadTimeoutMs: int(env, 'HARK_DOWNLOAD_TIMEOUT_MS', 15 * 60_000, 1000),
+    tmpDir: path.resolve(str(env, 'HARK_TMP_DIR', path.join(tmpdir(), 'hark-worker'))),
+    shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
+    sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0),
+    uploadTtlHours: int(env, 'HARK_UPLOAD_TTL_HOURS', 24, 1),
+    dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', concurrency + 3, 2),
+  };
+}

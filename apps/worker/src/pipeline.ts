@@ -1,0 +1,125 @@
+import path from 'node:path';
+import type { Db } from '@hark/db';
+import type { DiarizationResult, DiarizeOptions, SpeakersOption } from '@hark/diarization';
+import { type TranscribeInput, type WhisperResult, decodeToWav, probeAudio } from '@hark/media';
+import { type CompletionInput, billableSeconds, holdForDuration } from '@hark/transcripts';
+import type { Logger } from 'pino';
+import { failure } from './failures';
+import { buildContent } from './transcript-content';
+
+/** The engine as the pipeline uses it (WhisperEngine; tests may pass another). */
+export interface Engine {
+  readonly modelName: string;
+  transcribe(input: TranscribeInput): Promise<WhisperResult>;
+}
+
+/** The diarizer as the pipeline uses it (@hark/diarization `Diarizer`). */
+export interface SpeakerDiarizer {
+  diarize(wavPath: string, options: DiarizeOptions): Promise<DiarizationResult>;
+}
+
+export interface PipelineDeps {
+  db: Db;
+  engine: Engine;
+  diarizer: SpeakerDiarizer;
+  maxAudioSeconds: number;
+  log: Logger;
+}
+
+export interface PipelineInput {
+  transcriptId: string;
+  /** Local audio (or video) file. */
+  audioPath: string;
+  /** The job's scratch folder; the decoded WAV goes there. */
+  workDir: string;
+  requestedLanguage: string | null;
+  speakers: SpeakersOption | null;
+  glossary: Readonly<Record<string, string>> | null;
+  signal: AbortSignal;
+}
+
+/** `not_processing`: the transcript left `processing` meanwhile (canceled): do nothing more. */
+export type PipelineResult = { status: 'ready'; completion: CompletionInput } | { status: 'not_processing' };
+
+/**
+ * probe -> hold the real cost -> decode to 16 kHz mono WAV -> transcribe (and diarize, side by
+ * side on the same WAV) -> corrections and glossary. Throws TranscriptFailure for the caller's
+ * problems (`audio_too_long`, `insufficient_balance`, `audio_invalid`), MediaError for engine
+ * trouble, the abort reason when canceled.
+ */
+export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Promise<PipelineResult> {
+  const { db, log } = deps;
+  const { transcriptId: id, signal } = input;
+  const timed = async <T>(step: string, run: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    const out = await run();
+    log.info({ step, ms: Date.now() - started }, 'step done');
+    return out;
+  };
+
+  const probe = await timed('probe', () => probeAudio(input.audioPath, { signal }));
+  checkLength(probe.durationSeconds, deps.maxAudioSeconds);
+  // Before the expensive steps: an account that cannot pay fails now, not after an hour of work.
+  if (!(await hold(db, id, probe.durationSeconds))) return { status: 'not_processing' };
+
+  const wavPath = path.join(input.workDir, 'audio.wav');
+  const wav = await timed('decode', () => decodeToWav(input.audioPath, wavPath, { signal }));
+  // The decoded length is what the engine hears and what is charged; containers can misreport
+  // their length, so the hold follows when the two disagree (charge never exceeds the hold).
+  checkLength(wav.durationSeconds, deps.maxAudioSeconds);
+  const seconds = billableSeconds(wav.durationSeconds);
+  if (seconds !== billableSeconds(probe.durationSeconds) && !(await hold(db, id, wav.durationSeconds))) {
+    return { status: 'not_processing' };
+  }
+
+  const speakers = input.speakers;
+  const [result, diarization] = await timed('transcribe', () =>
+    bothOrNeither(signal, (s) => [
+      deps.engine.transcribe({ wavPath, language: input.requestedLanguage, signal: s }),
+      speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
+    ]),
+  );
+  const { content, speakerCount } = buildContent(result.words, input.glossary, diarization);
+  return {
+    status: 'ready',
+    completion: {
+      durationSeconds: seconds,
+      language: input.requestedLanguage ?? result.language,
+      model: deps.engine.modelName,
+      speakerCount,
+      content,
+    },
+  };
+}
+
+function checkLength(seconds: number, max: number): void {
+  if (seconds > max) {
+    const message = `The audio is ${Math.ceil(seconds)} seconds long; the longest accepted is ${max} seconds.`;
+    throw failure('audio_too_long', false, message);
+  }
+}
+
+/** Moves the hold to the cost of `seconds`. False when the transcript is no longer processing. */
+async function hold(db: Db, id: string, seconds: number): Promise<boolean> {
+  const held = await holdForDuration(db, id, billableSeconds(seconds), seconds);
+  if (held === 'insufficient_balance') throw failure('insufficient_balance');
+  return held === 'ok';
+}
+
+/**
+ * Runs two steps side by side; when one fails the other is aborted at once (a crashed engine
+ * must not leave the diarizer burning CPU), and the first failure is thrown.
+ */
+async function bothOrNeither<A, B>(signal: AbortSignal, start: (s: AbortSignal) => [Promise<A>, Promise<B>]): Promise<[A, B]> {
+  const controller = new AbortController();
+  let first: { error: unknown } | null = null;
+  const stopOther = (error: unknown): never => {
+    first ??= { error };
+    controller.abort(error);
+    throw error;
+  };
+  const [a, b] = start(AbortSignal.any([signal, controller.signal]));
+  const settled = await Promise.allSettled([a.catch(stopOther), b.catch(stopOther)]);
+  if (first) throw (first as { error: unknown }).error;
+  return [(settled[0] as PromiseFulfilledResult<A>).value, (settled[1] as PromiseFulfilledResult<B>).value];
+}

@@ -1,0 +1,48 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { sweepLockKey, withSweepLock } from './sweep-lock';
+
+export interface Sweep {
+  name: string;
+  run(): Promise<Record<string, number>>;
+}
+
+export interface SweepSchedulerOptions {
+  intervalMs: number;
+  redis: Redis;
+  redisPrefix: string;
+  log: Logger;
+  sweeps: readonly Sweep[];
+  /** How long a crashed replica's sweep lock blocks the others. Default 5 minutes. */
+  lockTtlMs?: number;
+}
+
+/**
+ * Runs each sweep every `intervalMs` in every replica; the Redis lock lets one replica at a time
+ * do the work. A failed sweep is logged and tried again next period.
+ */
+export function startSweeps(opts: SweepSchedulerOptions): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return; // the previous round overran the period
+    running = (async () => {
+      for (const sweep of opts.sweeps) {
+        try {
+          const key = sweepLockKey(opts.redisPrefix, sweep.name);
+          const result = await withSweepLock(opts.redis, key, opts.lockTtlMs ?? 5 * 60_000, () => sweep.run());
+          if (result && Object.values(result).some((n) => n > 0)) opts.log.info({ sweep: sweep.name, ...result }, 'sweep done');
+        } catch (error) {
+          opts.log.error({ sweep: sweep.name, err: (error as Error).message }, 'sweep failed');
+        }
+      }
+    })().finally(() => (running = null));
+  };
+  const timer = setInterval(tick, opts.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

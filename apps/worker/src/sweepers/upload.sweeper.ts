@@ -1,0 +1,73 @@
+import type { Db } from '@hark/db';
+import type { SweepDeps } from './retention.sweeper';
+
+export interface UploadSweepDeps extends SweepDeps {
+  /** Uploads untouched for longer than this and used by no transcript are removed. */
+  uploadTtlHours: number;
+}
+
+export interface UploadSweepResult {
+  /** Unused uploads removed (row and file). */
+  removed: number;
+  /** Files of erased uploads removed (a crash had left them after the erasure committed). */
+  erasedFilesRemoved: number;
+}
+
+const MAX_BATCHES = 50;
+/**
+ * Erased uploads are re-checked for a leftover file for this long after their erasure: long
+ * enough to outlast any crash and restart, short enough that the check stays cheap.
+ */
+const ERASED_RECHECK_MS = 7 * 24 * 3600_000;
+
+/**
+ * Removes uploads that nobody transcribed within the TTL (counted from their last chunk), and
+ * the files that erased uploads left behind.
+ */
+export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepResult> {
+  const now = (deps.now ?? (() => new Date()))();
+  const batchSize = deps.batchSize ?? 100;
+  const cutoff = new Date(now.getTime() - deps.uploadTtlHours * 3600_000);
+  const result: UploadSweepResult = { removed: 0, erasedFilesRemoved: 0 };
+
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const stale = await deps.db.$queryRaw<{ id: string }[]>`
+      SELECT u.id FROM uploads u
+      WHERE u.updated_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.upload_id = u.id)
+      ORDER BY u.updated_at LIMIT ${batchSize}`;
+    let removedThisBatch = 0;
+    for (const { id } of stale) if (await removeUnused(deps, id, cutoff)) removedThisBatch++;
+    result.removed += removedThisBatch;
+    if (stale.length < batchSize || removedThisBatch === 0) break;
+  }
+
+  const erased = await deps.db.upload.findMany({
+    where: { erasedAt: { not: null, gt: new Date(now.getTime() - ERASED_RECHECK_MS) } },
+    select: { id: true },
+  });
+  for (const { id } of erased) {
+    if (!(await deps.blobs.exists(id))) continue;
+    await deps.blobs.remove(id);
+    result.erasedFilesRemoved++;
+  }
+  return result;
+}
+
+/**
+ * The row is locked while the file goes, so a transcript created for this upload meanwhile
+ * waits for us (its foreign key needs the row) and then finds it gone, instead of pointing at
+ * a file that no longer exists. A crash after the file removal leaves the row, removed next time.
+ */
+async function removeUnused(deps: { db: Db; blobs: UploadSweepDeps['blobs'] }, id: string, cutoff: Date): Promise<boolean> {
+  return deps.db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM uploads WHERE id = ${id} AND updated_at < ${cutoff} FOR UPDATE`;
+    if (locked.length === 0) return false;
+    // Asked again after the lock, in a new statement: an insert that held the row before us
+    // has committed by now and is seen here.
+    if ((await tx.transcript.count({ where: { uploadId: id } })) > 0) return false;
+    await deps.blobs.remove(id);
+    await tx.upload.delete({ where: { id } });
+    return true;
+  });
+}

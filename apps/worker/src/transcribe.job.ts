@@ -1,0 +1,160 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '@hark/db';
+import type { TranscribeJob } from '@hark/queue';
+import { completeTranscript, failTranscript } from '@hark/transcripts';
+import { type Job, UnrecoverableError } from 'bullmq';
+import type { Logger } from 'pino';
+import { type ActiveJobs, JobAbort } from './active-jobs';
+import { type AudioSourceDeps, fetchAudio } from './audio-source';
+import { type AnnounceDeps, announceFinished } from './completion';
+import { describeForLog, toFailure } from './failures';
+import { type PipelineDeps, runPipeline } from './pipeline';
+import { parseGlossary, parseSpeakers } from './transcript-content';
+
+export interface TranscribeJobDeps {
+  db: Db;
+  active: ActiveJobs;
+  audio: AudioSourceDeps;
+  pipeline: Omit<PipelineDeps, 'log'>;
+  announce: AnnounceDeps;
+  /** Per-job scratch folders are made under it. */
+  tmpDir: string;
+  logger: Logger;
+}
+
+/** How a job ended here (BullMQ stores it as the return value; handy in tests and logs). */
+export type JobOutcome = 'done' | 'canceled' | 'missing' | 'already_finished';
+
+/** Returned by a job handed back at shutdown: the handler never settles (see `handBack`). */
+const PARKED = Symbol('parked');
+
+/**
+ * The `transcribe` job. Guards first (row gone or no longer processing: nothing to do), then
+ * audio -> pipeline -> completeTranscript -> announce. Failures: the caller's (`audio_*`,
+ * `insufficient_balance`) fail the transcript at once and stop BullMQ's retries; anything else
+ * is retried and fails `engine_failed` on the last attempt. Every transition can lose to a
+ * cancel, which ends the job quietly: nothing recorded, nothing charged.
+ */
+export function createTranscribeHandler(deps: TranscribeJobDeps) {
+  return async (job: Job<TranscribeJob>, token?: string): Promise<JobOutcome> => {
+    const id = job.data.transcriptId;
+    const log = deps.logger.child({ transcriptId: id, jobId: job.id, attempt: job.attemptsMade + 1 });
+    // Registered before the row is read, so a cancel published in between still aborts us.
+    const signal = deps.active.begin(id);
+    let outcome: JobOutcome | typeof PARKED;
+    try {
+      outcome = await runJob(deps, job, token, log, signal);
+    } finally {
+      deps.active.end(id, signal);
+    }
+    // Handed back to the queue: BullMQ must neither complete nor fail it, and the shutdown
+    // force-closes the worker next, so this promise is abandoned rather than settled.
+    if (outcome === PARKED) return new Promise<never>(() => undefined);
+    return outcome;
+  };
+}
+
+async function runJob(
+  deps: TranscribeJobDeps,
+  job: Job<TranscribeJob>,
+  token: string | undefined,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<JobOutcome | typeof PARKED> {
+  const { db } = deps;
+  const id = job.data.transcriptId;
+  const t = await db.transcript.findUnique({
+    where: { id },
+    select: { status: true, url: true, uploadId: true, requestedLanguage: true, speakers: true, glossary: true, webhookUrl: true },
+  });
+  if (!t) {
+    log.warn('transcript not found; nothing to do');
+    return 'missing';
+  }
+  if (t.status !== 'processing') {
+    // A re-run after the transition committed but before the announcement went out: repeat it.
+    if (t.status === 'done' || t.status === 'failed') await announceFinished(deps.announce, id, t.webhookUrl);
+    log.info({ status: t.status }, 'transcript already finished; nothing to do');
+    return 'already_finished';
+  }
+  await db.transcript.updateMany({
+    where: { id, status: 'processing' },
+    data: { startedAt: new Date(), workerAttempts: { increment: 1 } },
+  });
+
+  const workDir = path.join(deps.tmpDir, id);
+  try {
+    // A previous run of this job on this machine may have died and left its files.
+    await rm(workDir, { recursive: true, force: true });
+    await mkdir(workDir, { recursive: true });
+    log.info({ source: t.url ? 'url' : 'upload' }, 'transcription started');
+    const audioPath = await fetchAudio(deps.audio, t, workDir, signal);
+    const result = await runPipeline(
+      { ...deps.pipeline, log },
+      {
+        transcriptId: id,
+        audioPath,
+        workDir,
+        requestedLanguage: t.requestedLanguage,
+        speakers: parseSpeakers(t.speakers),
+        glossary: parseGlossary(t.glossary),
+        signal,
+      },
+    );
+    if (result.status === 'not_processing' || !(await completeTranscript(db, id, result.completion))) {
+      log.info('transcript left processing meanwhile (canceled); nothing recorded');
+      return 'canceled';
+    }
+    log.info({ durationSeconds: result.completion.durationSeconds, language: result.completion.language }, 'transcript done');
+    await announceFinished(deps.announce, id, t.webhookUrl);
+    return 'done';
+  } catch (error) {
+    if (signal.aborted) return stopped(deps, job, token, log, signal.reason);
+    return failed(deps, job, log, error, t.webhookUrl);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Aborted: a cancel (return quietly) or a shutdown past its grace period (hand the job back). */
+async function stopped(
+  deps: TranscribeJobDeps,
+  job: Job<TranscribeJob>,
+  token: string | undefined,
+  log: Logger,
+  reason: unknown,
+): Promise<JobOutcome | typeof PARKED> {
+  const id = job.data.transcriptId;
+  if (reason instanceof JobAbort && reason.kind === 'hand_back') {
+    // Straight back to `wait`, lock released: another worker starts it at once, and neither an
+    // attempt nor a stall is counted. Without a token (or Redis), stall recovery takes over.
+    if (token) await job.moveToWait(token).catch((e: unknown) => log.warn(describeForLog(e), 'hand-back failed; stall recovery will pick the job up'));
+    log.info('job handed back at shutdown');
+    return PARKED;
+  }
+  const row = await deps.db.transcript.findUnique({ where: { id }, select: { status: true } });
+  if (row?.status === 'processing') throw new Error('job aborted while the transcript is still processing');
+  log.info('transcript canceled; stopped');
+  return 'canceled';
+}
+
+async function failed(
+  deps: TranscribeJobDeps,
+  job: Job<TranscribeJob>,
+  log: Logger,
+  error: unknown,
+  webhookUrl: string | null,
+): Promise<never> {
+  const failure = toFailure(error);
+  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (failure.retryable && !lastAttempt) {
+    log.warn({ code: failure.code, ...describeForLog(error) }, 'attempt failed; BullMQ will retry');
+    throw error;
+  }
+  const id = job.data.transcriptId;
+  const ended = await failTranscript(deps.db, id, failure.code, failure.message);
+  log.warn({ code: failure.code, recorded: ended, ...describeForLog(error) }, 'transcript failed');
+  if (ended) await announceFinished(deps.announce, id, webhookUrl);
+  throw new UnrecoverableError(failure.message);
+}

@@ -1,0 +1,109 @@
+import { type DiarizationResult, type SpeakersOption, buildUtterances, labelWords } from '@hark/diarization';
+import type { TranscriptContentInput } from '@hark/transcripts';
+import { type Glossary, type TimedWord, applyCorrections, wordsToText } from '@hark/media';
+
+/** A word as stored and served (api-spec Transcript `words`). */
+export interface TranscriptWord {
+  start: number;
+  end: number;
+  text: string;
+  speaker: string | null;
+}
+
+/** api-spec Transcript `utterances`. */
+export interface Utterance {
+  start: number;
+  end: number;
+  text: string;
+  speaker: string | null;
+  overlap: boolean;
+}
+
+/** api-spec Transcript `diarizationSegments`. */
+export interface DiarizationSegment {
+  start: number;
+  end: number;
+  speakers: string[];
+}
+
+/**
+ * Without diarization an utterance ends where the speaker pauses longer than this: whisper's
+ * own segments are cut by its 30 s window and token budget, not by speech, so they are not
+ * "blocks of continuous speech".
+ */
+export const UTTERANCE_PAUSE_SECONDS = 1;
+
+/**
+ * Groups words into utterances: a new one starts when the speaker label changes or the gap
+ * between two words is longer than `pauseSeconds`. `overlap` is always false here: only a
+ * diarizer knows about overlapping speech.
+ */
+export function utterancesFromWords(words: readonly TranscriptWord[], pauseSeconds = UTTERANCE_PAUSE_SECONDS): Utterance[] {
+  const groups: TranscriptWord[][] = [];
+  let current: TranscriptWord[] = [];
+  for (const word of words) {
+    const previous = current[current.length - 1];
+    if (previous && (word.speaker !== previous.speaker || word.start - previous.end > pauseSeconds)) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(word);
+  }
+  if (current.length > 0) groups.push(current);
+  return groups.map((g) => ({
+    start: (g[0] as TranscriptWord).start,
+    end: Math.max(...g.map((w) => w.end)),
+    text: wordsToText(g),
+    speaker: (g[0] as TranscriptWord).speaker,
+    overlap: false,
+  }));
+}
+
+/** The `glossary` column as the API stored it; anything else is ignored rather than trusted. */
+export function parseGlossary(value: unknown): Glossary | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const entries = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string');
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
+}
+
+/** The `speakers` column (null | true | integer | {min, max}); anything else counts as not requested. */
+export function parseSpeakers(value: unknown): SpeakersOption | null {
+  if (value === true) return true;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const { min, max } = value as Record<string, unknown>;
+    if (typeof min === 'number' && typeof max === 'number') return { min, max };
+  }
+  return null;
+}
+
+/**
+ * Stored content from the engine's words: built-in corrections and the caller's glossary first
+ * (so text, words and utterances agree), then speaker labels from the diarization timeline.
+ *
+ * `diarization` is null when speakers were not requested: no labels, utterances split at
+ * pauses, `diarizationSegments` and `speakerCount` null. With a timeline, every word takes the
+ * speaker whose segments cover it longest and utterances are runs of one speaker's words
+ * (@hark/diarization `labelWords` / `buildUtterances`).
+ */
+export function buildContent(
+  engineWords: readonly TimedWord[],
+  glossary: Glossary | null,
+  diarization: DiarizationResult | null,
+): { content: TranscriptContentInput; speakerCount: number | null } {
+  const corrected = applyCorrections(engineWords, glossary).map((w) => ({ start: w.start, end: w.end, text: w.text }));
+  if (!diarization) {
+    const words: TranscriptWord[] = corrected.map((w) => ({ ...w, speaker: null }));
+    const content = { text: wordsToText(words), words, utterances: utterancesFromWords(words), diarizationSegments: null };
+    return { content, speakerCount: null };
+  }
+  const words: TranscriptWord[] = labelWords(corrected, diarization.segments);
+  const segments: DiarizationSegment[] = diarization.segments.map((s) => ({ start: s.start, end: s.end, speakers: [...s.speakers] }));
+  const content = {
+    text: wordsToText(words),
+    words,
+    utterances: buildUtterances(words, diarization.segments),
+    diarizationSegments: segments,
+  };
+  return { content, speakerCount: diarization.speakerCount };
+}

@@ -1,0 +1,148 @@
+import type { Db } from '@hark/db';
+import { createDiarizer } from '@hark/diarization';
+import { type GuardedClient, createGuardedClient } from '@hark/http';
+import { WhisperEngine } from '@hark/media';
+import { QUEUES, type TranscribeJob, type WebhookJob, bullPrefix, transcriptCancelChannel } from '@hark/queue';
+import { type BlobStore, LocalBlobStore } from '@hark/storage';
+import { failTranscript } from '@hark/transcripts';
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ActiveJobs } from './active-jobs';
+import { announceFinished } from './completion';
+import type { WorkerConfig } from './config';
+import type { Engine, SpeakerDiarizer } from './pipeline';
+import { sweepRetention } from './sweepers/retention.sweeper';
+import { startSweeps } from './sweepers/sweep-scheduler';
+import { sweepUploads } from './sweepers/upload.sweeper';
+import { type JobOutcome, createTranscribeHandler } from './transcribe.job';
+
+export interface WorkerDeps {
+  config: WorkerConfig;
+  db: Db;
+  /** A `workerConnection` (maxRetriesPerRequest: null). The caller owns it and closes it. */
+  redis: Redis;
+  logger: Logger;
+  /** Default: LocalBlobStore on `config.storageDir`. */
+  blobs?: BlobStore;
+  /** Default: WhisperEngine from `config.whisper`. */
+  engine?: Engine;
+  /** Default: @hark/diarization's pipeline (Silero VAD, loaded on first use). */
+  diarizer?: SpeakerDiarizer & { close?(): Promise<void> };
+  /** Default: a guarded got client (`allowPrivate` from ALLOW_PRIVATE_URLS). */
+  http?: GuardedClient;
+}
+
+export interface RunningWorker {
+  worker: Worker<TranscribeJob, JobOutcome>;
+  active: ActiveJobs;
+  /**
+   * Stops taking jobs, lets active ones finish for `graceMs` (default: the configured grace),
+   * then hands the rest back to the queue (processes killed, job moved back to `wait`). Closes
+   * what it opened; the caller's db and redis stay open.
+   */
+  close(graceMs?: number): Promise<{ handedBack: number }>;
+}
+
+/** Starts consuming `transcribe` jobs: the cancel subscriber first, then the BullMQ worker and the sweeps. */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { config, db, redis, logger } = deps;
+  const blobs = deps.blobs ?? new LocalBlobStore(config.storageDir);
+  const engine = deps.engine ?? new WhisperEngine({ ...config.whisper, tmpDir: config.tmpDir });
+  const diarizer = deps.diarizer ?? createDiarizer();
+  const http = deps.http ?? createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });
+  const prefix = bullPrefix(config.redisPrefix);
+  const active = new ActiveJobs();
+
+  // One subscriber connection per process; subscribed before any job can start.
+  const subscriber = redis.duplicate();
+  subscriber.on('error', (err) => logger.warn({ err: err.message }, 'cancel subscriber: redis error'));
+  subscriber.on('message', (_channel: string, transcriptId: string) => {
+    if (active.cancel(transcriptId)) logger.info({ transcriptId }, 'cancel received; stopping the job');
+  });
+  await subscriber.subscribe(transcriptCancelChannel(config.redisPrefix));
+
+  const webhookQueue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
+  const announce = { redis, redisPrefix: config.redisPrefix, webhookQueue };
+  const handler = createTranscribeHandler({
+    db,
+    active,
+    audio: { db, blobs, http, maxDownloadBytes: config.maxDownloadBytes },
+    pipeline: { db, engine, diarizer, maxAudioSeconds: config.maxAudioSeconds },
+    announce,
+    tmpDir: config.tmpDir,
+    logger,
+  });
+  const worker = new Worker<TranscribeJob, JobOutcome>(QUEUES.transcribe, handler, {
+    connection: redis,
+    prefix,
+    concurrency: config.queue.concurrency,
+    lockDuration: config.queue.lockDurationMs,
+    stalledInterval: config.queue.stalledIntervalMs,
+    maxStalledCount: config.queue.maxStalledCount,
+  });
+  worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+  worker.on('stalled', (jobId) => logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued'));
+  worker.on('failed', (job, err) => {
+    if (job) void failedForGood(job, err);
+  });
+  await worker.waitUntilReady();
+
+  /**
+   * BullMQ can fail a job without running the handler: a job that stalled more than
+   * maxStalledCount times (it keeps killing workers) is failed on its next pick-up. The
+   * transcript must not stay `processing` with its hold: fail it `engine_failed` here. When the
+   * handler already failed it, failTranscript returns false and nothing happens.
+   */
+  async function failedForGood(job: Job<TranscribeJob>, err: Error): Promise<void> {
+    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final) return;
+    const id = job.data.transcriptId;
+    try {
+      if (await failTranscript(db, id, 'engine_failed', 'Transcription failed after every retry.')) {
+        const row = await db.transcript.findUnique({ where: { id }, select: { webhookUrl: true } });
+        await announceFinished(announce, id, row?.webhookUrl ?? null);
+        logger.warn({ transcriptId: id, reason: err.message }, 'job failed outside the handler; transcript failed');
+      }
+    } catch (error) {
+      logger.error({ transcriptId: id, err: (error as Error).message }, 'could not fail the transcript of a failed job');
+    }
+  }
+
+  const sweeps =
+    config.sweepIntervalMs > 0
+      ? startSweeps({
+          intervalMs: config.sweepIntervalMs,
+          redis,
+          redisPrefix: config.redisPrefix,
+          log: logger,
+          sweeps: [
+            { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs })) }) },
+            {
+              name: 'uploads',
+              run: async () => ({ ...(await sweepUploads({ db, blobs, uploadTtlHours: config.uploadTtlHours })) }),
+            },
+          ],
+        })
+      : null;
+
+  return {
+    worker,
+    active,
+    async close(graceMs = config.shutdownGraceMs) {
+      // Fetch nothing more; the jobs already running go on.
+      await worker.pause(true);
+      await sweeps?.stop();
+      let handedBack = 0;
+      if (!(await active.idle(graceMs))) {
+        handedBack = await active.handBackAll();
+        logger.info({ handedBack }, 'grace period over; active jobs handed back to the queue');
+      }
+      // Handed-back handlers never settle, so only a forced close can finish; with none
+      // handed back every job has settled and the normal close just records the results.
+      await worker.close(handedBack > 0);
+      await Promise.allSettled([webhookQueue.close(), subscriber.quit(), diarizer.close?.()]);
+      return { handedBack };
+    },
+  };
+}
