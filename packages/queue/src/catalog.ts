@@ -38,6 +38,17 @@ export const TRANSCRIBE_JOB_OPTIONS = {
   removeOnFail: { age: 24 * 3600 },
 } as const;
 
+/**
+ * A webhook job is one automatic attempt: the dispatcher schedules attempt N+1 itself as a new
+ * delayed job (`webhookJobId(id, N + 1)`). Finished jobs are kept a day, so a repeated enqueue
+ * of the same attempt (a transcribe job run twice) collapses instead of sending twice.
+ */
+export const WEBHOOK_JOB_OPTIONS = {
+  attempts: 1,
+  removeOnComplete: { age: 24 * 3600 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
 /** Redis pub/sub channel on which a transcript's completion wakes `GET ?wait=` requests. */
 export function transcriptDoneChannel(prefix: string): string {
   return `${prefix}:transcript-finished`;
