@@ -46,6 +46,8 @@ const PLAIN_MEDIA_MESSAGES = new Set(['The file has no audio stream', 'The audio
 const RETRYABLE_STATUS = /status (408|425|429|5\d\d)$/;
 const RETRYABLE_KINDS = new Set(['timeout', 'dns_failed', 'connection_refused', 'connection_reset', 'request_failed']);
 
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
 export function failure(code: FailureCode, retryable = false, message = GENERIC_MESSAGE[code], cause?: unknown) {
   return new TranscriptFailure(code, message, retryable, cause === undefined ? undefined : { cause });
 }
@@ -64,7 +66,7 @@ export function toFailure(error: unknown): TranscriptFailure {
     const retryable =
       error.code === 'audio_unreachable' &&
       (error.reason === 'http_status' ? RETRYABLE_STATUS.test(error.message) : RETRYABLE_KINDS.has(error.reason));
-    return new TranscriptFailure(error.code, error.message, retryable, { cause: error });
+    return new TranscriptFailure(error.code, sentence(error.message), retryable, { cause: error });
   }
   if (error instanceof MediaError) {
     if (error.code === 'audio_invalid') {

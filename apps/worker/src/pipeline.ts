@@ -64,11 +64,11 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
 
   const wavPath = path.join(input.workDir, 'audio.wav');
   const wav = await timed('decode', () => decodeToWav(input.audioPath, wavPath, { signal }));
-  // The decoded length is what the engine hears and what is charged; containers can misreport
-  // their length, so the hold follows when the two disagree (charge never exceeds the hold).
-  checkLength(wav.durationSeconds, deps.maxAudioSeconds);
-  const seconds = billableSeconds(wav.durationSeconds);
-  if (seconds !== billableSeconds(probe.durationSeconds) && !(await hold(db, id, wav.durationSeconds))) {
+  const audioSeconds = chargedSeconds(probe.durationSeconds, wav.durationSeconds);
+  checkLength(audioSeconds, deps.maxAudioSeconds);
+  const seconds = billableSeconds(audioSeconds);
+  // The hold follows when the decoded length says otherwise: the charge never exceeds the hold.
+  if (seconds !== billableSeconds(probe.durationSeconds) && !(await hold(db, id, audioSeconds))) {
     return { status: 'not_processing' };
   }
 
@@ -90,6 +90,18 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       content,
     },
   };
+}
+
+/**
+ * Decoders pad the last codec frame (a 3.000 s AAC track decodes to 3.020 s; a frame is up to
+ * ~130 ms at low sample rates), so within this the shorter of the stream's declared length and
+ * the decoded one is charged. Beyond it the container misreports its length (or has none), and
+ * the decoded length, what the engine really hears, counts.
+ */
+export const PADDING_TOLERANCE_SECONDS = 0.5;
+
+export function chargedSeconds(declared: number, decoded: number): number {
+  return Math.abs(decoded - declared) <= PADDING_TOLERANCE_SECONDS ? Math.min(declared, decoded) : decoded;
 }
 
 function checkLength(seconds: number, max: number): void {

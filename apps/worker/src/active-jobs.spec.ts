@@ -1,0 +1,39 @@
+import { ActiveJobs, JobAbort } from './active-jobs';
+
+describe('ActiveJobs', () => {
+  it('cancel aborts only the named job, with a cancel reason', () => {
+    const jobs = new ActiveJobs();
+    const a = jobs.begin('tr_a');
+    const b = jobs.begin('tr_b');
+    expect(jobs.cancel('tr_a')).toBe(true);
+    expect(jobs.cancel('tr_unknown')).toBe(false);
+    expect(a.aborted).toBe(true);
+    expect((a.reason as JobAbort).kind).toBe('canceled');
+    expect(b.aborted).toBe(false);
+  });
+
+  it('idle resolves true once every job ended, false after the time-out', async () => {
+    const jobs = new ActiveJobs();
+    const s = jobs.begin('tr_a');
+    expect(await jobs.idle(20)).toBe(false);
+    setTimeout(() => jobs.end('tr_a', s), 10);
+    expect(await jobs.idle(1000)).toBe(true);
+    expect(jobs.size).toBe(0);
+  });
+
+  it('handBackAll aborts everything with the hand-back reason and waits for each to let go', async () => {
+    const jobs = new ActiveJobs();
+    const s = jobs.begin('tr_a');
+    s.addEventListener('abort', () => setTimeout(() => jobs.end('tr_a', s), 5));
+    await expect(jobs.handBackAll()).resolves.toBe(1);
+    expect((s.reason as JobAbort).kind).toBe('hand_back');
+  });
+
+  it('an old registration cannot end its successor', () => {
+    const jobs = new ActiveJobs();
+    const first = jobs.begin('tr_a');
+    jobs.begin('tr_a');
+    jobs.end('tr_a', first);
+    expect(jobs.size).toBe(1);
+  });
+});

@@ -1,0 +1,13 @@
+import { chargedSeconds } from './pipeline';
+
+describe('chargedSeconds', () => {
+  it('ignores decoder padding of the last frame (3 s AAC decodes to 3.02 s)', () => {
+    expect(chargedSeconds(3, 3.0196875)).toBe(3);
+    expect(chargedSeconds(11.01, 11)).toBe(11);
+  });
+
+  it('trusts the decoded length when the container misreports by more than the padding', () => {
+    expect(chargedSeconds(1, 600)).toBe(600);
+    expect(chargedSeconds(600, 12)).toBe(12);
+  });
+});

@@ -1,0 +1,86 @@
+import { buildContent, parseGlossary, parseSpeakers, utterancesFromWords } from './transcript-content';
+
+const w = (start: number, end: number, text: string, speaker: string | null = null) => ({ start, end, text, speaker });
+
+describe('utterancesFromWords', () => {
+  it('splits at pauses longer than a second, not at shorter ones', () => {
+    const words = [w(0, 0.4, 'Hello'), w(0.5, 0.9, 'there.'), w(1.9, 2.2, 'Next'), w(3.3, 3.6, 'one.')];
+    expect(utterancesFromWords(words)).toEqual([
+      { start: 0, end: 2.2, text: 'Hello there. Next', speaker: null, overlap: false },
+      { start: 3.3, end: 3.6, text: 'one.', speaker: null, overlap: false },
+    ]);
+  });
+
+  it('splits where the speaker changes', () => {
+    const words = [w(0, 1, 'a', 'A'), w(1, 2, 'b', 'B'), w(2, 3, 'c', 'B')];
+    expect(utterancesFromWords(words).map((u) => [u.speaker, u.text])).toEqual([
+      ['A', 'a'],
+      ['B', 'b c'],
+    ]);
+  });
+
+  it('is empty for no words', () => {
+    expect(utterancesFromWords([])).toEqual([]);
+  });
+});
+
+describe('buildContent', () => {
+  const engineWords = [
+    { start: 0, end: 0.5, text: 'deploy' },
+    { start: 0.5, end: 1, text: 'kubernetes' },
+    { start: 1, end: 1.1, text: ',' },
+    { start: 1.2, end: 1.5, text: '[BLANK_AUDIO]' },
+    { start: 3, end: 3.5, text: 'today.' },
+  ];
+
+  it('without speakers: corrections and glossary on words, text and utterances alike; no speaker fields', () => {
+    const { content, speakerCount } = buildContent(engineWords, { kubernetes: 'Kubernetes' }, null);
+    expect(speakerCount).toBeNull();
+    expect(content.diarizationSegments).toBeNull();
+    expect(content.words).toEqual([w(0, 0.5, 'deploy'), w(0.5, 1.1, 'Kubernetes,'), w(3, 3.5, 'today.')]);
+    expect(content.text).toBe('deploy Kubernetes, today.');
+    expect(content.utterances).toEqual([
+      { start: 0, end: 1.1, text: 'deploy Kubernetes,', speaker: null, overlap: false },
+      { start: 3, end: 3.5, text: 'today.', speaker: null, overlap: false },
+    ]);
+  });
+
+  it('with a diarization timeline: labels words, groups by speaker, keeps the segments', () => {
+    const segments = [
+      { start: 0, end: 1.2, speakers: ['A'] },
+      { start: 2.8, end: 4, speakers: ['B'] },
+    ];
+    const { content, speakerCount } = buildContent(engineWords, null, { segments, speakerCount: 2 });
+    expect(speakerCount).toBe(2);
+    expect(content.diarizationSegments).toEqual(segments);
+    expect((content.words as { speaker: string }[]).map((x) => x.speaker)).toEqual(['A', 'A', 'B']);
+    expect(content.utterances).toEqual([
+      { start: 0, end: 1.1, text: 'deploy kubernetes,', speaker: 'A', overlap: false },
+      { start: 3, end: 3.5, text: 'today.', speaker: 'B', overlap: false },
+    ]);
+  });
+
+  it('speakers asked, no speech found: empty timeline, speakerCount 0', () => {
+    const { content, speakerCount } = buildContent([], null, { segments: [], speakerCount: 0 });
+    expect(speakerCount).toBe(0);
+    expect(content).toEqual({ text: '', words: [], utterances: [], diarizationSegments: [] });
+  });
+});
+
+describe('column parsing', () => {
+  it('speakers: null | true | integer | {min,max}', () => {
+    expect(parseSpeakers(null)).toBeNull();
+    expect(parseSpeakers(true)).toBe(true);
+    expect(parseSpeakers(3)).toBe(3);
+    expect(parseSpeakers({ min: 2, max: 4 })).toEqual({ min: 2, max: 4 });
+    expect(parseSpeakers(false)).toBeNull();
+    expect(parseSpeakers('2-4')).toBeNull();
+  });
+
+  it('glossary: string pairs only', () => {
+    expect(parseGlossary(null)).toBeNull();
+    expect(parseGlossary({})).toBeNull();
+    expect(parseGlossary({ a: 'b', c: 1 })).toEqual({ a: 'b' });
+    expect(parseGlossary(['a'])).toBeNull();
+  });
+});

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { lockAccount, placeHold } from '@hark/billing';
+import { costForSeconds, newId } from '@hark/core';
+import { type Db, Prisma, createDb } from '@hark/db';
+import {
+  QUEUES,
+  TRANSCRIBE_JOB_OPTIONS,
+  type TranscribeJob,
+  bullPrefix,
+  transcriptCancelChannel,
+  transcriptDoneChannel,
+  workerConnection,
+} from '@hark/queue';
+import { LocalBlobStore, ResumableSha256 } from '@hark/storage';
+import { type TestAccount, createTestAccount } from '@hark/testing';
+import { type JobsOptions, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { type WorkerConfig, loadWorkerConfig } from '../src/config';
+import { type RunningWorker, type WorkerDeps, startWorker } from '../src/worker';
+
+// The only place the worker tests read the environment. scripts/test.sh exports these.
+const repo = path.resolve(__dirname, '../../..');
+const shared = path.resolve(repo, '../shared');
+export const testEnv = {
+  whisperBin: process.env.WHISPER_BIN ?? path.join(repo, '.hark/whisper/bin/whisper-cli'),
+  /** Loads and runs but transcribes to nothing: words come back empty. */
+  whisperModel: process.env.WHISPER_MODEL ?? path.join(shared, 'models/for-tests-ggml-base.en.bin'),
+  jfkWav: path.join(shared, 'audio/jfk.wav'),
+  speech60Wav: path.join(shared, 'audio/speech-60s.wav'),
+  secret: process.env.HARK_SECRET!,
+};
+
+/** Rates the API uses by default (cents per hour). */
+export const RATE = '36';
+export const SPEAKERS_RATE = '48';
+
+/** Environment of one test worker: its own Redis prefix, storage and scratch folders. */
+export async function workerEnv(overrides: Record<string, string> = {}): Promise<Record<string, string>> {
+  const root = await mkdtemp(path.join(tmpdir(), 'hark-worker-test-'));
+  return {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    REDIS_URL: process.env.REDIS_URL!,
+    HARK_SECRET: testEnv.secret,
+    WHISPER_BIN: testEnv.whisperBin,
+    WHISPER_MODEL: testEnv.whisperModel,
+    HARK_REDIS_PREFIX: `hark-wtest-${randomBytes(4).toString('hex')}`,
+    HARK_STORAGE_DIR: path.join(root, 'storage'),
+    HARK_TMP_DIR: path.join(root, 'tmp'),
+    HARK_RETENTION_SWEEP_MS: '0',
+    ALLOW_PRIVATE_URLS: 'true',
+    ...overrides,
+  };
+}
+
+export interface TestHarness {
+  config: WorkerConfig;
+  env: Record<string, string>;
+  db: Db;
+  redis: Redis;
+  blobs: LocalBlobStore;
+  /** What the API's producer does: add a transcribe job with jobId = transcript id. */
+  enqueue(transcriptId: string, opts?: Partial<JobsOptions>): Promise<void>;
+  transcribeQueue: Queue<TranscribeJob>;
+  webhookQueue: Queue;
+  /** Transcript ids published on the done channel so far. */
+  doneMessages: string[];
+  /** What the API's cancel does: cancelTranscript happened already; tell the workers. */
+  publishCancel(transcriptId: string): Promise<void>;
+  /** Starts an in-process worker on this harness (several may run). */
+  startWorker(deps?: Partial<WorkerDeps>): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+/** Postgres, Redis, queues and a done-channel listener for one test file; no worker yet. */
+export async function createHarness(overrides: Record<string, string> = {}): Promise<TestHarness> {
+  const env = await workerEnv(overrides);
+  const config = loadWorkerConfig(env);
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 4 });
+  const redis = workerConnection(config.redisUrl);
+  const listener = new Redis(config.redisUrl);
+  const doneMessages: string[] = [];
+  listener.on('message', (_c: string, id: string) => doneMessages.push(id));
+  await listener.subscribe(transcriptDoneChannel(config.redisPrefix));
+  const prefix = bullPrefix(config.redisPrefix);
+  const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
+  const webhookQueue = new Queue(QUEUES.webhook, { connection: redis, prefix });
+  const workers: RunningWorker[] = [];
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  return {
+    config,
+    env,
+    db,
+    redis,
+    blobs: new LocalBlobStore(config.storageDir),
+    transcribeQueue,
+    webhookQueue,
+    doneMessages,
+    async enqueue(id, opts = {}) {
+      await transcribeQueue.add(QUEUES.transcribe, { transcriptId: id }, { ...TRANSCRIBE_JOB_OPTIONS, jobId: id, ...opts });
+    },
+    async publishCancel(id) {
+      await redis.publish(transcriptCancelChannel(config.redisPrefix), id);
+    },
+    async startWorker(deps = {}) {
+      const running = await startWorker({ config, db, redis, logger, ...deps });
+      workers.push(running);
+      return running;
+    },
+    async close() {
+      await Promise.allSettled(workers.map((w) => w.close(0)));
+      await Promise.allSettled([transcribeQueue.close(), webhookQueue.close()]);
+      const keys = await redis.keys(`${config.redisPrefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await Promise.allSettled([listener.quit(), redis.quit(), db.$disconnect()]);
+      await rm(path.dirname(config.storageDir), { recursive: true, force: true });
+    },
+  };
+}
+
+export function createAccount(db: Db, credits: string | number = 1000): Promise<TestAccount> {
+  return createTestAccount(db, testEnv.secret, { credits });
+}
+
+export interface TranscriptOptions {
+  url?: string;
+  uploadId?: string;
+  requestedLanguage?: string | null;
+  speakers?: true | number | { min: number; max: number } | null;
+  glossary?: Record<string, string> | null;
+  webhookUrl?: string | null;
+  /** Seconds the provisional hold covers (the API's default is 60). */
+  holdSeconds?: number;
+  expiresAt?: Date | null;
+  model?: string;
+}
+
+/** The row the API's create writes, with its provisional hold, in one transaction. */
+export async function createTranscript(db: Db, account: TestAccount, opts: TranscriptOptions): Promise<string> {
+  const id = newId('tr');
+  const rate = opts.speakers ? SPEAKERS_RATE : RATE;
+  await db.$transaction(async (tx) => {
+    const acct = await lockAccount(tx, account.accountId);
+    await tx.transcript.create({
+      data: {
+        id,
+        accountId: account.accountId,
+        apiKeyId: account.apiKeyId,
+        url: opts.url ?? null,
+        uploadId: opts.uploadId ?? null,
+        requestedLanguage: opts.requestedLanguage ?? null,
+        speakers: opts.speakers == null ? Prisma.DbNull : (opts.speakers as Prisma.InputJsonValue),
+        glossary: opts.glossary ?? Prisma.DbNull,
+        webhookUrl: opts.webhookUrl ?? null,
+        expiresAt: opts.expiresAt === undefined ? new Date(Date.now() + 30 * 86_400_000) : opts.expiresAt,
+        rate,
+        model: opts.model ?? 'whisper-base.en',
+      },
+    });
+    const hold = await placeHold(tx, account.accountId, id, costForSeconds(opts.holdSeconds ?? 60, rate), acct.available);
+    await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+  });
+  return id;
+}
+
+/** An upload as the API stores it: the blob file, the running hash state, the declared digest. */
+export async function createUpload(
+  db: Db,
+  blobs: LocalBlobStore,
+  accountId: string,
+  bytes: Buffer,
+  opts: { sha256?: string; createdAt?: Date } = {},
+): Promise<string> {
+  const id = newId('up');
+  const hash = await ResumableSha256.start();
+  async function* body() {
+    yield bytes;
+  }
+  await blobs.appendAt(id, 0, body(), { maxBytes: bytes.length, onData: (c) => hash.update(c), tooLarge: () => new Error('too large') });
+  await db.upload.create({
+    data: {
+      id,
+      accountId,
+      receivedBytes: BigInt(bytes.length),
+      sha256: opts.sha256 ?? null,
+      hashState: Buffer.from(hash.save()),
+      ...(opts.createdAt ? { createdAt: opts.createdAt, updatedAt: opts.createdAt } : {}),
+    },
+  });
+  return id;
+}
+
+/** A loopback HTTP server: `files` maps a path to bytes; anything else is 404. */
+export async function serveFiles(files: Record<string, Buffer>): Promise<{ url(p: string): string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const body = files[req.url ?? ''];
+    if (!body) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: (p) => `http://127.0.0.1:${port}${p}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Pids of live whisper-cli processes whose command line mentions `marker` (from /proc). */
+export function whisperPids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // A zombie (state Z) has exited already.
+      if (cmdline.includes('whisper-cli') && cmdline.includes(marker) && !/^\d+ \(.*\) Z/.test(stat)) pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+export function transcriptRow(db: Db, id: string) {
+  return db.transcript.findUniqueOrThrow({ where: { id }, include: { content: true, usage: true } });
+}
