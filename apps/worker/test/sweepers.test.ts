@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { completeTranscript } from '@hark/transcripts';
+import { checkAccountInvariants, waitFor } from '@hark/testing';
+import { sweepRetention } from '../src/sweepers/retention.sweeper';
+import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
+import { sweepUploads } from '../src/sweepers/upload.sweeper';
+import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, transcriptRow } from './worker-test-env';
+
+// The sweeps run against the whole test database (as in production), so assertions look at
+// this file's rows, never at totals.
+let h: TestHarness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(() => h.close());
+
+const HOUR = 3600_000;
+const past = () => new Date(Date.now() - HOUR);
+const blobFile = (id: string) => path.join(h.config.storageDir, id);
+
+async function doneTranscript(opts: { expiresAt: Date | null; uploadId?: string }) {
+  const acct = await createAccount(h.db, 1000);
+  const uploadId = opts.uploadId ?? (await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('audio bytes')));
+  const id = await createTranscript(h.db, acct, { uploadId, expiresAt: opts.expiresAt, glossary: { a: 'b' } });
+  const content = { text: 'hello', words: [{ start: 0, end: 1, text: 'hello', speaker: null }], utterances: [], diarizationSegments: null };
+  expect(await completeTranscript(h.db, id, { durationSeconds: 1, language: 'en', model: 'whisper-base.en', speakerCount: null, content })).toBe(true);
+  return { acct, id, uploadId };
+}
+
+describe('retention sweep', () => {
+  it('erases expired transcripts: content, glossary and audio gone, deletedAt set, usage kept', async () => {
+    const expired = await doneTranscript({ expiresAt: past() });
+    const kept = await doneTranscript({ expiresAt: new Date(Date.now() + HOUR) });
+    const forever = await doneTranscript({ expiresAt: null });
+
+    const result = await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect(result.expired).toBeGreaterThanOrEqual(1);
+
+    const t = await transcriptRow(h.db, expired.id);
+    expect(t.deletedAt).not.toBeNull();
+    expect(t.content).toBeNull();
+    expect(t.glossary).toBeNull();
+    expect(t.status).toBe('done');
+    expect(t.usage).toMatchObject({ seconds: 1 });
+    const upload = await h.db.upload.findUniqueOrThrow({ where: { id: expired.uploadId } });
+    expect(upload.erasedAt).not.toBeNull();
+    expect(upload.hashState).toBeNull();
+    expect(existsSync(blobFile(expired.uploadId))).toBe(false);
+    expect(await checkAccountInvariants(h.db, expired.acct.accountId)).toEqual([]);
+
+    for (const other of [kept, forever]) {
+      const row = await transcriptRow(h.db, other.id);
+      expect(row.deletedAt).toBeNull();
+      expect(row.content).not.toBeNull();
+      expect(existsSync(blobFile(other.uploadId))).toBe(true);
+    }
+    // Nothing left to do for these rows on a second pass.
+    await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect((await transcriptRow(h.db, kept.id)).deletedAt).toBeNull();
+  });
+
+  it('never touches a processing transcript, nor one whose upload a processing transcript still reads', async () => {
+    const acct = await createAccount(h.db, 1000);
+    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('shared audio'));
+    const processing = await createTranscript(h.db, acct, { uploadId, expiresAt: past() });
+    const finished = await doneTranscript({ expiresAt: past(), uploadId });
+
+    await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect((await transcriptRow(h.db, processing)).deletedAt).toBeNull();
+    expect((await transcriptRow(h.db, finished.id)).deletedAt).toBeNull();
+    expect(existsSync(blobFile(uploadId))).toBe(true);
+  });
+});
+
+describe('upload sweep', () => {
+  it('removes uploads no transcript used within the TTL, row and file; keeps fresh and used ones', async () => {
+    const acct = await createAccount(h.db, 1000);
+    const old = new Date(Date.now() - 25 * HOUR);
+    const stale = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('stale'), { createdAt: old });
+    const fresh = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('fresh'));
+    const used = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('used'), { createdAt: old });
+    await createTranscript(h.db, acct, { uploadId: used });
+
+    const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
+    expect(result.removed).toBeGreaterThanOrEqual(1);
+    expect(await h.db.upload.findUnique({ where: { id: stale } })).toBeNull();
+    expect(existsSync(blobFile(stale))).toBe(false);
+    for (const id of [fresh, used]) {
+      expect(await h.db.upload.findUnique({ where: { id } })).not.toBeNull();
+      expect(existsSync(blobFile(id))).toBe(true);
+    }
+  });
+
+  it('removes the file an erasure left behind (crash between commit and file removal)', async () => {
+    const { uploadId } = await doneTranscript({ expiresAt: null });
+    // The erasure committed, the process died before removing the file.
+    await h.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date(), hashState: null } });
+    expect(existsSync(blobFile(uploadId))).toBe(true);
+
+    const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
+    expect(result.erasedFilesRemoved).toBeGreaterThanOrEqual(1);
+    expect(existsSync(blobFile(uploadId))).toBe(false);
+    // The row stays: the transcript still references it.
+    expect(await h.db.upload.findUnique({ where: { id: uploadId } })).not.toBeNull();
+  });
+});
+
+describe('sweep lock and schedule', () => {
+  it('one replica at a time: a second taker gets null; the lock is released afterwards', async () => {
+    const key = sweepLockKey(h.config.redisPrefix, 'test');
+    let release!: () => void;
+    const first = withSweepLock(h.redis, key, 10_000, () => new Promise<string>((r) => (release = () => r('ran'))));
+    await waitFor(async () => (await h.redis.exists(key)) === 1);
+    expect(await withSweepLock(h.redis, key, 10_000, async () => 'second')).toBeNull();
+    release();
+    expect(await first).toBe('ran');
+    expect(await h.redis.exists(key)).toBe(0);
+    expect(await withSweepLock(h.redis, key, 10_000, async () => 'again')).toBe('again');
+  });
+
+  it('a running worker sweeps on its own every HARK_RETENTION_SWEEP_MS', async () => {
+    const swept = await createHarness({ HARK_RETENTION_SWEEP_MS: '100' });
+    try {
+      const expired = await doneTranscript({ expiresAt: past() });
+      await swept.startWorker();
+      await waitFor(async () => (await transcriptRow(h.db, expired.id)).deletedAt !== null, {
+        timeout: 5000,
+        message: 'the scheduled retention sweep',
+      });
+    } finally {
+      await swept.close();
+    }
+  });
+});
