@@ -27,7 +27,12 @@ export interface AudioRef {
  * sha256 is checked. Throws TranscriptFailure (`audio_unreachable`, `audio_too_large`,
  * `audio_mismatch`, `audio_invalid`) or the abort reason.
  */
-export async function fetchAudio(deps: AudioSourceDeps, ref: AudioRef, workDir: string, signal: AbortSignal): Promise<string> {
+export async function fetchAudio(
+  deps: AudioSourceDeps,
+  ref: AudioRef,
+  workDir: string,
+  signal: AbortSignal,
+): Promise<string> {
   if (ref.url !== null) {
     const dest = path.join(workDir, 'source');
     await downloadToFile(deps.http, ref.url, dest, { maxBytes: deps.maxDownloadBytes, signal });
@@ -39,7 +44,12 @@ export async function fetchAudio(deps: AudioSourceDeps, ref: AudioRef, workDir: 
 
 const GONE = 'The uploaded audio is no longer available.';
 
-async function uploadFile(deps: AudioSourceDeps, uploadId: string, workDir: string, signal: AbortSignal): Promise<string> {
+async function uploadFile(
+  deps: AudioSourceDeps,
+  uploadId: string,
+  workDir: string,
+  signal: AbortSignal,
+): Promise<string> {
   const upload = await deps.db.upload.findUnique({
     where: { id: uploadId },
     select: { receivedBytes: true, sha256: true, hashState: true, actualSha256: true, erasedAt: true },
@@ -48,7 +58,8 @@ async function uploadFile(deps: AudioSourceDeps, uploadId: string, workDir: stri
   if (!upload || upload.erasedAt) throw failure('audio_invalid', false, GONE);
   const length = Number(upload.receivedBytes);
   if (upload.sha256) {
-    const actual = upload.actualSha256 ?? (await storedDigest(deps.blobs, uploadId, upload.hashState, length));
+    const actual =
+      upload.actualSha256 ?? (await storedDigest(deps.blobs, uploadId, upload.hashState, length));
     if (actual !== upload.sha256) throw failure('audio_mismatch');
   }
   const file = await deps.blobs.localPath(uploadId);
@@ -70,7 +81,12 @@ async function uploadFile(deps: AudioSourceDeps, uploadId: string, workDir: stri
  * The digest of the recorded bytes from the running hash state the API saved with each chunk
  * (no re-read of a 2 GiB file); a re-read only when no state was saved.
  */
-async function storedDigest(blobs: BlobStore, uploadId: string, hashState: Uint8Array | null, length: number) {
+async function storedDigest(
+  blobs: BlobStore,
+  uploadId: string,
+  hashState: Uint8Array | null,
+  length: number,
+) {
   if (hashState && hashState.length > 0) return (await ResumableSha256.start(hashState)).digestHex();
   const hash = createHash('sha256');
   if (length > 0) for await (const chunk of blobs.read(uploadId, length)) hash.update(chunk as Buffer);

@@ -1,4 +1,10 @@
-import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, transcriptDoneChannel, webhookJobId } from '@hark/queue';
+import {
+  QUEUES,
+  WEBHOOK_JOB_OPTIONS,
+  type WebhookJob,
+  transcriptDoneChannel,
+  webhookJobId,
+} from '@hark/queue';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -19,10 +25,17 @@ export interface AnnounceDeps {
  * that, the dispatcher's unique (transcript, attempt) delivery record stops a second send.
  * Never called for `canceled` (no notice for cancels; the API wakes its own waiters).
  */
-export async function announceFinished(deps: AnnounceDeps, transcriptId: string, webhookUrl: string | null): Promise<void> {
+export async function announceFinished(
+  deps: AnnounceDeps,
+  transcriptId: string,
+  webhookUrl: string | null,
+): Promise<void> {
   if (webhookUrl) {
     const payload: WebhookJob = { transcriptId, attempt: 1 };
-    await deps.webhookQueue.add(QUEUES.webhook, payload, { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(transcriptId, 1) });
+    await deps.webhookQueue.add(QUEUES.webhook, payload, {
+      ...WEBHOOK_JOB_OPTIONS,
+      jobId: webhookJobId(transcriptId, 1),
+    });
   }
   // After the enqueue: whoever wakes up and reads the transcript may look for its delivery.
   await deps.redis.publish(transcriptDoneChannel(deps.redisPrefix), transcriptId);

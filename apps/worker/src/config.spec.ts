@@ -12,7 +12,12 @@ describe('loadWorkerConfig', () => {
     expect(c.whisper.modelName).toBe('whisper-base.en');
     expect(c.whisper.binaryPath).toMatch(/\.hark\/whisper\/bin\/whisper-cli$/);
     expect(c.whisper.threads).toBeGreaterThanOrEqual(1);
-    expect(c.queue).toEqual({ concurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, maxStalledCount: 2 });
+    expect(c.queue).toEqual({
+      concurrency: 1,
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 30_000,
+      maxStalledCount: 2,
+    });
     expect(c.maxAudioSeconds).toBe(36_000);
     expect(c.maxDownloadBytes).toBe(2 * 1024 ** 3);
     expect(c.uploadTtlHours).toBe(24);
@@ -20,8 +25,12 @@ describe('loadWorkerConfig', () => {
   });
 
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {
-    expect(loadWorkerConfig({ ...base, WHISPER_MODEL: '/m/for-tests-ggml-base.en.bin' }).whisper.modelName).toBe('whisper-base.en');
-    expect(loadWorkerConfig({ ...base, HARK_MODEL_NAME: 'whisper-large-v3' }).whisper.modelName).toBe('whisper-large-v3');
+    expect(
+      loadWorkerConfig({ ...base, WHISPER_MODEL: '/m/for-tests-ggml-base.en.bin' }).whisper.modelName,
+    ).toBe('whisper-base.en');
+    expect(loadWorkerConfig({ ...base, HARK_MODEL_NAME: 'whisper-large-v3' }).whisper.modelName).toBe(
+      'whisper-large-v3',
+    );
   });
 
   it('splits the cores between concurrent jobs by default', () => {
@@ -33,9 +42,15 @@ describe('loadWorkerConfig', () => {
 
   it('fails fast naming the bad variable', () => {
     expect(() => loadWorkerConfig({ ...base, WHISPER_MODEL: '' })).toThrow('WHISPER_MODEL is required');
-    expect(() => loadWorkerConfig({ ...base, HARK_WORKER_CONCURRENCY: '0' })).toThrow(/HARK_WORKER_CONCURRENCY/);
-    expect(() => loadWorkerConfig({ ...base, HARK_MAX_AUDIO_SECONDS: '5s' })).toThrow(/HARK_MAX_AUDIO_SECONDS/);
+    expect(() => loadWorkerConfig({ ...base, HARK_WORKER_CONCURRENCY: '0' })).toThrow(
+      /HARK_WORKER_CONCURRENCY/,
+    );
+    expect(() => loadWorkerConfig({ ...base, HARK_MAX_AUDIO_SECONDS: '5s' })).toThrow(
+      /HARK_MAX_AUDIO_SECONDS/,
+    );
     expect(() => loadWorkerConfig({ ...base, WHISPER_THREADS: '-1' })).toThrow(/WHISPER_THREADS/);
-    expect(() => loadWorkerConfig({ ...base, HARK_SHUTDOWN_GRACE_MS: 'soon' })).toThrow(/HARK_SHUTDOWN_GRACE_MS/);
+    expect(() => loadWorkerConfig({ ...base, HARK_SHUTDOWN_GRACE_MS: 'soon' })).toThrow(
+      /HARK_SHUTDOWN_GRACE_MS/,
+    );
   });
 });

@@ -1,6 +1,15 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
-import { type CommonConfig, type Env, LIMITS, commonConfig, int, modelNameFromPath, optStr, str } from '@hark/core';
+import {
+  type CommonConfig,
+  type Env,
+  LIMITS,
+  commonConfig,
+  int,
+  modelNameFromPath,
+  optStr,
+  str,
+} from '@hark/core';
 
 /** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
 const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -60,7 +69,13 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       binaryPath: str(env, 'WHISPER_BIN', path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli')),
       modelPath,
       modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(modelPath),
-      threads: int(env, 'WHISPER_THREADS', Math.max(1, Math.floor(availableParallelism() / concurrency)), 1, 256),
+      threads: int(
+        env,
+        'WHISPER_THREADS',
+        Math.max(1, Math.floor(availableParallelism() / concurrency)),
+        1,
+        256,
+      ),
     },
     queue: {
       concurrency,

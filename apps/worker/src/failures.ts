@@ -44,11 +44,22 @@ const PLAIN_MEDIA_MESSAGES = new Set(['The file has no audio stream', 'The audio
 
 /** HTTP answers worth another try: the server may recover. */
 const RETRYABLE_STATUS = /status (408|425|429|5\d\d)$/;
-const RETRYABLE_KINDS = new Set(['timeout', 'dns_failed', 'connection_refused', 'connection_reset', 'request_failed']);
+const RETRYABLE_KINDS = new Set([
+  'timeout',
+  'dns_failed',
+  'connection_refused',
+  'connection_reset',
+  'request_failed',
+]);
 
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
-export function failure(code: FailureCode, retryable = false, message = GENERIC_MESSAGE[code], cause?: unknown) {
+export function failure(
+  code: FailureCode,
+  retryable = false,
+  message = GENERIC_MESSAGE[code],
+  cause?: unknown,
+) {
   return new TranscriptFailure(code, message, retryable, cause === undefined ? undefined : { cause });
 }
 
@@ -65,12 +76,16 @@ export function toFailure(error: unknown): TranscriptFailure {
     // DownloadError messages are written to be shown (no addresses, no raw error text).
     const retryable =
       error.code === 'audio_unreachable' &&
-      (error.reason === 'http_status' ? RETRYABLE_STATUS.test(error.message) : RETRYABLE_KINDS.has(error.reason));
+      (error.reason === 'http_status'
+        ? RETRYABLE_STATUS.test(error.message)
+        : RETRYABLE_KINDS.has(error.reason));
     return new TranscriptFailure(error.code, sentence(error.message), retryable, { cause: error });
   }
   if (error instanceof MediaError) {
     if (error.code === 'audio_invalid') {
-      const message = PLAIN_MEDIA_MESSAGES.has(error.message) ? `${error.message}.` : GENERIC_MESSAGE.audio_invalid;
+      const message = PLAIN_MEDIA_MESSAGES.has(error.message)
+        ? `${error.message}.`
+        : GENERIC_MESSAGE.audio_invalid;
       return new TranscriptFailure('audio_invalid', message, false, { cause: error });
     }
     return failure('engine_failed', true, GENERIC_MESSAGE.engine_failed, error);
@@ -83,7 +98,8 @@ export function describeForLog(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { err: String(error) };
   const cause = (error as { cause?: unknown }).cause;
   const inner = cause instanceof Error ? cause : null;
-  const stderr = inner instanceof MediaError ? inner.stderr : error instanceof MediaError ? error.stderr : null;
+  const stderr =
+    inner instanceof MediaError ? inner.stderr : error instanceof MediaError ? error.stderr : null;
   return {
     err: error.message,
     ...(inner ? { cause: `${inner.name}: ${inner.message}` } : {}),

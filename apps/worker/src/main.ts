@@ -15,7 +15,11 @@ async function main(): Promise<void> {
   await db.$queryRaw`SELECT 1`;
   const running = await startWorker({ config, db, redis, logger });
   logger.info(
-    { concurrency: config.queue.concurrency, model: config.whisper.modelName, threads: config.whisper.threads },
+    {
+      concurrency: config.queue.concurrency,
+      model: config.whisper.modelName,
+      threads: config.whisper.threads,
+    },
     'worker ready',
   );
 
@@ -23,7 +27,10 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, active: running.active.size, graceMs: config.shutdownGraceMs }, 'shutting down: no new jobs');
+    logger.info(
+      { signal, active: running.active.size, graceMs: config.shutdownGraceMs },
+      'shutting down: no new jobs',
+    );
     try {
       await running.close();
     } catch (error) {
@@ -38,6 +45,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', app: 'worker', msg: 'worker failed to start', err: (err as Error).message }));
+  console.error(
+    JSON.stringify({
+      level: 'fatal',
+      app: 'worker',
+      msg: 'worker failed to start',
+      err: (err as Error).message,
+    }),
+  );
   process.exit(1);
 });

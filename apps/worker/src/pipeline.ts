@@ -122,7 +122,10 @@ async function hold(db: Db, id: string, seconds: number): Promise<boolean> {
  * Runs two steps side by side; when one fails the other is aborted at once (a crashed engine
  * must not leave the diarizer burning CPU), and the first failure is thrown.
  */
-async function bothOrNeither<A, B>(signal: AbortSignal, start: (s: AbortSignal) => [Promise<A>, Promise<B>]): Promise<[A, B]> {
+async function bothOrNeither<A, B>(
+  signal: AbortSignal,
+  start: (s: AbortSignal) => [Promise<A>, Promise<B>],
+): Promise<[A, B]> {
   const controller = new AbortController();
   let first: { error: unknown } | null = null;
   const stopOther = (error: unknown): never => {

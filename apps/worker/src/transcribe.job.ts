@@ -66,7 +66,15 @@ async function runJob(
   const id = job.data.transcriptId;
   const t = await db.transcript.findUnique({
     where: { id },
-    select: { status: true, url: true, uploadId: true, requestedLanguage: true, speakers: true, glossary: true, webhookUrl: true },
+    select: {
+      status: true,
+      url: true,
+      uploadId: true,
+      requestedLanguage: true,
+      speakers: true,
+      glossary: true,
+      webhookUrl: true,
+    },
   });
   if (!t) {
     log.warn('transcript not found; nothing to do');
@@ -106,7 +114,10 @@ async function runJob(
       log.info('transcript left processing meanwhile (canceled); nothing recorded');
       return 'canceled';
     }
-    log.info({ durationSeconds: result.completion.durationSeconds, language: result.completion.language }, 'transcript done');
+    log.info(
+      { durationSeconds: result.completion.durationSeconds, language: result.completion.language },
+      'transcript done',
+    );
     await announceFinished(deps.announce, id, t.webhookUrl);
     return 'done';
   } catch (error) {
@@ -129,7 +140,12 @@ async function stopped(
   if (reason instanceof JobAbort && reason.kind === 'hand_back') {
     // Straight back to `wait`, lock released: another worker starts it at once, and neither an
     // attempt nor a stall is counted. Without a token (or Redis), stall recovery takes over.
-    if (token) await job.moveToWait(token).catch((e: unknown) => log.warn(describeForLog(e), 'hand-back failed; stall recovery will pick the job up'));
+    if (token)
+      await job
+        .moveToWait(token)
+        .catch((e: unknown) =>
+          log.warn(describeForLog(e), 'hand-back failed; stall recovery will pick the job up'),
+        );
     log.info('job handed back at shutdown');
     return PARKED;
   }

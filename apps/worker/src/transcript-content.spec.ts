@@ -1,6 +1,11 @@
 import { buildContent, parseGlossary, parseSpeakers, utterancesFromWords } from './transcript-content';
 
-const w = (start: number, end: number, text: string, speaker: string | null = null) => ({ start, end, text, speaker });
+const w = (start: number, end: number, text: string, speaker: string | null = null) => ({
+  start,
+  end,
+  text,
+  speaker,
+});
 
 describe('utterancesFromWords', () => {
   it('splits at pauses longer than a second, not at shorter ones', () => {

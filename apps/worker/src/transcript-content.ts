@@ -38,7 +38,10 @@ export const UTTERANCE_PAUSE_SECONDS = 1;
  * between two words is longer than `pauseSeconds`. `overlap` is always false here: only a
  * diarizer knows about overlapping speech.
  */
-export function utterancesFromWords(words: readonly TranscriptWord[], pauseSeconds = UTTERANCE_PAUSE_SECONDS): Utterance[] {
+export function utterancesFromWords(
+  words: readonly TranscriptWord[],
+  pauseSeconds = UTTERANCE_PAUSE_SECONDS,
+): Utterance[] {
   const groups: TranscriptWord[][] = [];
   let current: TranscriptWord[] = [];
   for (const word of words) {
@@ -91,14 +94,27 @@ export function buildContent(
   glossary: Glossary | null,
   diarization: DiarizationResult | null,
 ): { content: TranscriptContentInput; speakerCount: number | null } {
-  const corrected = applyCorrections(engineWords, glossary).map((w) => ({ start: w.start, end: w.end, text: w.text }));
+  const corrected = applyCorrections(engineWords, glossary).map((w) => ({
+    start: w.start,
+    end: w.end,
+    text: w.text,
+  }));
   if (!diarization) {
     const words: TranscriptWord[] = corrected.map((w) => ({ ...w, speaker: null }));
-    const content = { text: wordsToText(words), words, utterances: utterancesFromWords(words), diarizationSegments: null };
+    const content = {
+      text: wordsToText(words),
+      words,
+      utterances: utterancesFromWords(words),
+      diarizationSegments: null,
+    };
     return { content, speakerCount: null };
   }
   const words: TranscriptWord[] = labelWords(corrected, diarization.segments);
-  const segments: DiarizationSegment[] = diarization.segments.map((s) => ({ start: s.start, end: s.end, speakers: [...s.speakers] }));
+  const segments: DiarizationSegment[] = diarization.segments.map((s) => ({
+    start: s.start,
+    end: s.end,
+    speakers: [...s.speakers],
+  }));
   const content = {
     text: wordsToText(words),
     words,

@@ -2,7 +2,13 @@ import type { Db } from '@hark/db';
 import { createDiarizer } from '@hark/diarization';
 import { type GuardedClient, createGuardedClient } from '@hark/http';
 import { WhisperEngine } from '@hark/media';
-import { QUEUES, type TranscribeJob, type WebhookJob, bullPrefix, transcriptCancelChannel } from '@hark/queue';
+import {
+  QUEUES,
+  type TranscribeJob,
+  type WebhookJob,
+  bullPrefix,
+  transcriptCancelChannel,
+} from '@hark/queue';
 import { type BlobStore, LocalBlobStore } from '@hark/storage';
 import { failTranscript } from '@hark/transcripts';
 import { type Job, Queue, Worker } from 'bullmq';
@@ -50,7 +56,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const blobs = deps.blobs ?? new LocalBlobStore(config.storageDir);
   const engine = deps.engine ?? new WhisperEngine({ ...config.whisper, tmpDir: config.tmpDir });
   const diarizer = deps.diarizer ?? createDiarizer();
-  const http = deps.http ?? createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });
+  const http =
+    deps.http ??
+    createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });
   const prefix = bullPrefix(config.redisPrefix);
   const active = new ActiveJobs();
 
@@ -82,7 +90,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     maxStalledCount: config.queue.maxStalledCount,
   });
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) => logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued'));
+  worker.on('stalled', (jobId) =>
+    logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued'),
+  );
   worker.on('failed', (job, err) => {
     if (job) void failedForGood(job, err);
   });
@@ -102,10 +112,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       if (await failTranscript(db, id, 'engine_failed', 'Transcription failed after every retry.')) {
         const row = await db.transcript.findUnique({ where: { id }, select: { webhookUrl: true } });
         await announceFinished(announce, id, row?.webhookUrl ?? null);
-        logger.warn({ transcriptId: id, reason: err.message }, 'job failed outside the handler; transcript failed');
+        logger.warn(
+          { transcriptId: id, reason: err.message },
+          'job failed outside the handler; transcript failed',
+        );
       }
     } catch (error) {
-      logger.error({ transcriptId: id, err: (error as Error).message }, 'could not fail the transcript of a failed job');
+      logger.error(
+        { transcriptId: id, err: (error as Error).message },
+        'could not fail the transcript of a failed job',
+      );
     }
   }
 
@@ -120,7 +136,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
             { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs })) }) },
             {
               name: 'uploads',
-              run: async () => ({ ...(await sweepUploads({ db, blobs, uploadTtlHours: config.uploadTtlHours })) }),
+              run: async () => ({
+                ...(await sweepUploads({ db, blobs, uploadTtlHours: config.uploadTtlHours })),
+              }),
             },
           ],
         })

@@ -47,10 +47,19 @@ describe('cancel', () => {
     });
     console.log(`cancel: whisper-cli gone ${Date.now() - canceledAt} ms after the cancel`);
 
-    await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'completed', { message: 'job to end' });
+    await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'completed', {
+      message: 'job to end',
+    });
     expect((await h.transcribeQueue.getJob(id))?.returnvalue).toBe('canceled');
     const t = await transcriptRow(h.db, id);
-    expect(t).toMatchObject({ status: 'canceled', errorCode: null, errorMessage: null, durationSeconds: 0, content: null, usage: null });
+    expect(t).toMatchObject({
+      status: 'canceled',
+      errorCode: null,
+      errorMessage: null,
+      durationSeconds: 0,
+      content: null,
+      usage: null,
+    });
     expect(t.cost.toString()).toBe('0');
     expect(t.reserved.toString()).toBe('0');
     const account = await h.db.account.findUniqueOrThrow({ where: { id: acct.accountId } });

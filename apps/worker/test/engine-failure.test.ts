@@ -5,7 +5,15 @@ import path from 'node:path';
 import { QUEUES, bullPrefix } from '@hark/queue';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
 import { Worker } from 'bullmq';
-import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, testEnv, transcriptRow } from './worker-test-env';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  testEnv,
+  transcriptRow,
+} from './worker-test-env';
 
 // Retries and the failures that end them. The retry back-off is shrunk through the job options
 // (the producer's side); the worker's behaviour is what runs in production.
@@ -17,7 +25,16 @@ const tone = path.join(scratch, 'tone.wav');
 const harnesses: TestHarness[] = [];
 
 beforeAll(() => {
-  const ff = spawnSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=3', tone]);
+  const ff = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=300:duration=3',
+    tone,
+  ]);
   if (ff.status !== 0) throw new Error(ff.stderr.toString());
 });
 
@@ -91,7 +108,11 @@ it('audio_too_long: HARK_MAX_AUDIO_SECONDS=5 and the 11 s jfk.wav (fails at the 
 });
 
 it('a job that keeps killing workers (stall limit) is failed by BullMQ, and the transcript follows: engine_failed', async () => {
-  const h = await createHarness({ HARK_JOB_LOCK_MS: '1000', HARK_STALLED_INTERVAL_MS: '300', HARK_MAX_STALLED_COUNT: '0' });
+  const h = await createHarness({
+    HARK_JOB_LOCK_MS: '1000',
+    HARK_STALLED_INTERVAL_MS: '300',
+    HARK_MAX_STALLED_COUNT: '0',
+  });
   harnesses.push(h);
   const { acct, id } = await submit(h, readFileSync(tone));
   // A stand-in worker takes the job and "dies": it never renews the lock nor finishes.
@@ -103,7 +124,9 @@ it('a job that keeps killing workers (stall limit) is failed by BullMQ, and the 
     autorun: false,
   });
   await h.enqueue(id);
-  const taken = await waitFor(() => doomed.getNextJob('dead-worker-token'), { message: 'stand-in took the job' });
+  const taken = await waitFor(() => doomed.getNextJob('dead-worker-token'), {
+    message: 'stand-in took the job',
+  });
   expect(taken?.id).toBe(id);
   await doomed.close(true);
   await connection.quit();

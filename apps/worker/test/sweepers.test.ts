@@ -5,7 +5,14 @@ import { checkAccountInvariants, waitFor } from '@hark/testing';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
 import { sweepUploads } from '../src/sweepers/upload.sweeper';
-import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, transcriptRow } from './worker-test-env';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  transcriptRow,
+} from './worker-test-env';
 
 // The sweeps run against the whole test database (as in production), so assertions look at
 // this file's rows, never at totals.
@@ -21,10 +28,28 @@ const blobFile = (id: string) => path.join(h.config.storageDir, id);
 
 async function doneTranscript(opts: { expiresAt: Date | null; uploadId?: string }) {
   const acct = await createAccount(h.db, 1000);
-  const uploadId = opts.uploadId ?? (await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('audio bytes')));
-  const id = await createTranscript(h.db, acct, { uploadId, expiresAt: opts.expiresAt, glossary: { a: 'b' } });
-  const content = { text: 'hello', words: [{ start: 0, end: 1, text: 'hello', speaker: null }], utterances: [], diarizationSegments: null };
-  expect(await completeTranscript(h.db, id, { durationSeconds: 1, language: 'en', model: 'whisper-base.en', speakerCount: null, content })).toBe(true);
+  const uploadId =
+    opts.uploadId ?? (await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('audio bytes')));
+  const id = await createTranscript(h.db, acct, {
+    uploadId,
+    expiresAt: opts.expiresAt,
+    glossary: { a: 'b' },
+  });
+  const content = {
+    text: 'hello',
+    words: [{ start: 0, end: 1, text: 'hello', speaker: null }],
+    utterances: [],
+    diarizationSegments: null,
+  };
+  expect(
+    await completeTranscript(h.db, id, {
+      durationSeconds: 1,
+      language: 'en',
+      model: 'whisper-base.en',
+      speakerCount: null,
+      content,
+    }),
+  ).toBe(true);
   return { acct, id, uploadId };
 }
 
@@ -110,7 +135,12 @@ describe('sweep lock and schedule', () => {
   it('one replica at a time: a second taker gets null; the lock is released afterwards', async () => {
     const key = sweepLockKey(h.config.redisPrefix, 'test');
     let release!: () => void;
-    const first = withSweepLock(h.redis, key, 10_000, () => new Promise<string>((r) => (release = () => r('ran'))));
+    const first = withSweepLock(
+      h.redis,
+      key,
+      10_000,
+      () => new Promise<string>((r) => (release = () => r('ran'))),
+    );
     await waitFor(async () => (await h.redis.exists(key)) === 1);
     expect(await withSweepLock(h.redis, key, 10_000, async () => 'second')).toBeNull();
     release();

@@ -33,7 +33,18 @@ beforeAll(async () => {
   // A video file: 3 s of test pattern with a 3 s tone as its audio track.
   const ff = spawnSync('ffmpeg', [
     ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', '-c:v', 'mpeg4', '-c:a', 'aac', '-shortest', video],
+    ...[
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=3',
+      '-c:v',
+      'mpeg4',
+      '-c:a',
+      'aac',
+      '-shortest',
+      video,
+    ],
   ]);
   if (ff.status !== 0) throw new Error(`ffmpeg: ${ff.stderr.toString()}`);
   server = await serveFiles({ '/jfk.wav': jfk, '/random.bin': randomBytes(50_000) });
@@ -56,7 +67,8 @@ const finished = (id: string) =>
     { timeout: 80_000, interval: 100, message: `transcript ${id} to finish` },
   );
 
-const cost = (seconds: number, rate: string) => new Decimal(seconds).times(rate).dividedBy(3600).toDecimalPlaces(10).toString();
+const cost = (seconds: number, rate: string) =>
+  new Decimal(seconds).times(rate).dividedBy(3600).toDecimalPlaces(10).toString();
 
 describe('transcribe job: done', () => {
   it('an upload of jfk.wav: done, charged exactly duration x rate / 3600, hold released, announced', async () => {
@@ -156,7 +168,9 @@ describe('transcribe job: failures (permanent, no retry, nothing charged)', () =
     const account = await h.db.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(account.reserved.toString()).toBe('0');
     expect(await checkAccountInvariants(h.db, accountId)).toEqual([]);
-    await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'failed', { message: 'job failed in BullMQ' });
+    await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'failed', {
+      message: 'job failed in BullMQ',
+    });
     expect((await h.transcribeQueue.getJob(id))?.attemptsMade).toBe(1);
     await waitFor(() => h.doneMessages.includes(id), { message: 'failure published' });
     return t;
@@ -164,7 +178,10 @@ describe('transcribe job: failures (permanent, no retry, nothing charged)', () =
 
   it('audio_unreachable: the url answers 404 (webhook attempt 1 queued for failures too)', async () => {
     const acct = await createAccount(h.db);
-    const id = await createTranscript(h.db, acct, { url: server.url('/missing.wav'), webhookUrl: 'https://hooks.example.com/x' });
+    const id = await createTranscript(h.db, acct, {
+      url: server.url('/missing.wav'),
+      webhookUrl: 'https://hooks.example.com/x',
+    });
     await h.enqueue(id);
     const t = await expectFailed(id, acct.accountId, 'audio_unreachable');
     expect(t.errorMessage).toBe('The audio URL answered with HTTP status 404.');
@@ -180,7 +197,9 @@ describe('transcribe job: failures (permanent, no retry, nothing charged)', () =
 
   it('audio_mismatch: the upload declared another sha256', async () => {
     const acct = await createAccount(h.db);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, jfk, { sha256: sha(Buffer.from('something else')) });
+    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, jfk, {
+      sha256: sha(Buffer.from('something else')),
+    });
     const id = await createTranscript(h.db, acct, { uploadId });
     await h.enqueue(id);
     await expectFailed(id, acct.accountId, 'audio_mismatch');

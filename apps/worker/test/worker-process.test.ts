@@ -33,7 +33,10 @@ async function worker(env: Record<string, string> = {}): Promise<AppProcess> {
 }
 
 const whisperRunning = (id: string) =>
-  waitFor(() => (whisperPids(id).length > 0 ? whisperPids(id) : null), { timeout: 30_000, message: 'whisper-cli running' });
+  waitFor(() => (whisperPids(id).length > 0 ? whisperPids(id) : null), {
+    timeout: 30_000,
+    message: 'whisper-cli running',
+  });
 
 async function submit(audio: Buffer) {
   const acct = await createAccount(h.db, 1000);
@@ -62,7 +65,10 @@ describe('a job outlives the worker that ran it (one 60 s transcript through thr
 
   it('SIGTERM past the grace period: the engine is killed, the job handed back to the queue, exit 0', async () => {
     const a = await worker({ HARK_SHUTDOWN_GRACE_MS: '200' });
-    ({ id, acct: { accountId } } = await submit(readFileSync(testEnv.speech60Wav)));
+    ({
+      id,
+      acct: { accountId },
+    } = await submit(readFileSync(testEnv.speech60Wav)));
     await h.enqueue(id);
     const pids = await whisperRunning(id);
     a.kill('SIGTERM');
@@ -99,7 +105,9 @@ describe('a job outlives the worker that ran it (one 60 s transcript through thr
     const charges = await h.db.ledgerEntry.count({ where: { transcriptId: id, kind: 'charge' } });
     expect(charges).toBe(1);
     expect(await checkAccountInvariants(h.db, accountId)).toEqual([]);
-    expect(c.logs.some((l) => l.msg === 'job stalled (its worker died); requeued' && l.transcriptId === id)).toBe(true);
+    expect(
+      c.logs.some((l) => l.msg === 'job stalled (its worker died); requeued' && l.transcriptId === id),
+    ).toBe(true);
     c.kill('SIGTERM');
     expect(await c.exited).toBe(0);
   });

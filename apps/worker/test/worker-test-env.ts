@@ -102,7 +102,11 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     webhookQueue,
     doneMessages,
     async enqueue(id, opts = {}) {
-      await transcribeQueue.add(QUEUES.transcribe, { transcriptId: id }, { ...TRANSCRIBE_JOB_OPTIONS, jobId: id, ...opts });
+      await transcribeQueue.add(
+        QUEUES.transcribe,
+        { transcriptId: id },
+        { ...TRANSCRIBE_JOB_OPTIONS, jobId: id, ...opts },
+      );
     },
     async publishCancel(id) {
       await redis.publish(transcriptCancelChannel(config.redisPrefix), id);
@@ -141,7 +145,11 @@ export interface TranscriptOptions {
 }
 
 /** The row the API's create writes, with its provisional hold, in one transaction. */
-export async function createTranscript(db: Db, account: TestAccount, opts: TranscriptOptions): Promise<string> {
+export async function createTranscript(
+  db: Db,
+  account: TestAccount,
+  opts: TranscriptOptions,
+): Promise<string> {
   const id = newId('tr');
   const rate = opts.speakers ? SPEAKERS_RATE : RATE;
   await db.$transaction(async (tx) => {
@@ -162,7 +170,13 @@ export async function createTranscript(db: Db, account: TestAccount, opts: Trans
         model: opts.model ?? 'whisper-base.en',
       },
     });
-    const hold = await placeHold(tx, account.accountId, id, costForSeconds(opts.holdSeconds ?? 60, rate), acct.available);
+    const hold = await placeHold(
+      tx,
+      account.accountId,
+      id,
+      costForSeconds(opts.holdSeconds ?? 60, rate),
+      acct.available,
+    );
     await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
   });
   return id;
@@ -181,7 +195,11 @@ export async function createUpload(
   async function* body() {
     yield bytes;
   }
-  await blobs.appendAt(id, 0, body(), { maxBytes: bytes.length, onData: (c) => hash.update(c), tooLarge: () => new Error('too large') });
+  await blobs.appendAt(id, 0, body(), {
+    maxBytes: bytes.length,
+    onData: (c) => hash.update(c),
+    tooLarge: () => new Error('too large'),
+  });
   await db.upload.create({
     data: {
       id,
@@ -196,14 +214,18 @@ export async function createUpload(
 }
 
 /** A loopback HTTP server: `files` maps a path to bytes; anything else is 404. */
-export async function serveFiles(files: Record<string, Buffer>): Promise<{ url(p: string): string; close(): Promise<void> }> {
+export async function serveFiles(
+  files: Record<string, Buffer>,
+): Promise<{ url(p: string): string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const body = files[req.url ?? ''];
     if (!body) {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+    res
+      .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length })
+      .end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -222,7 +244,8 @@ export function whisperPids(marker: string): number[] {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // A zombie (state Z) has exited already.
-      if (cmdline.includes('whisper-cli') && cmdline.includes(marker) && !/^\d+ \(.*\) Z/.test(stat)) pids.push(Number(entry));
+      if (cmdline.includes('whisper-cli') && cmdline.includes(marker) && !/^\d+ \(.*\) Z/.test(stat))
+        pids.push(Number(entry));
     } catch {
       // exited while we looked
     }

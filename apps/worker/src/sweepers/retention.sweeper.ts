@@ -70,7 +70,10 @@ async function eraseExpired(db: Db, id: string, now: Date): Promise<{ uploadId: 
     // The glossary is caller content too (the API's delete clears it the same way).
     await tx.transcript.update({ where: { id }, data: { deletedAt: now, glossary: Prisma.DbNull } });
     if (row.upload_id) {
-      await tx.upload.updateMany({ where: { id: row.upload_id, erasedAt: null }, data: { erasedAt: now, hashState: null } });
+      await tx.upload.updateMany({
+        where: { id: row.upload_id, erasedAt: null },
+        data: { erasedAt: now, hashState: null },
+      });
     }
     return { uploadId: row.upload_id };
   });

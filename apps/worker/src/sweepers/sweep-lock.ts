@@ -11,7 +11,12 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
  * holder blocks the others; a sweep longer than the TTL may overlap the next one, which the
  * sweeps tolerate (each row is handled in its own locked transaction).
  */
-export async function withSweepLock<T>(redis: Redis, key: string, ttlMs: number, fn: () => Promise<T>): Promise<T | null> {
+export async function withSweepLock<T>(
+  redis: Redis,
+  key: string,
+  ttlMs: number,
+  fn: () => Promise<T>,
+): Promise<T | null> {
   const token = randomBytes(12).toString('hex');
   const taken = await redis.set(key, token, 'PX', ttlMs, 'NX');
   if (taken !== 'OK') return null;

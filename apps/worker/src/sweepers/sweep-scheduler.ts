@@ -29,8 +29,11 @@ export function startSweeps(opts: SweepSchedulerOptions): { stop(): Promise<void
       for (const sweep of opts.sweeps) {
         try {
           const key = sweepLockKey(opts.redisPrefix, sweep.name);
-          const result = await withSweepLock(opts.redis, key, opts.lockTtlMs ?? 5 * 60_000, () => sweep.run());
-          if (result && Object.values(result).some((n) => n > 0)) opts.log.info({ sweep: sweep.name, ...result }, 'sweep done');
+          const result = await withSweepLock(opts.redis, key, opts.lockTtlMs ?? 5 * 60_000, () =>
+            sweep.run(),
+          );
+          if (result && Object.values(result).some((n) => n > 0))
+            opts.log.info({ sweep: sweep.name, ...result }, 'sweep done');
         } catch (error) {
           opts.log.error({ sweep: sweep.name, err: (error as Error).message }, 'sweep failed');
         }

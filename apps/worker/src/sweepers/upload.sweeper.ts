@@ -58,7 +58,11 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
  * waits for us (its foreign key needs the row) and then finds it gone, instead of pointing at
  * a file that no longer exists. A crash after the file removal leaves the row, removed next time.
  */
-async function removeUnused(deps: { db: Db; blobs: UploadSweepDeps['blobs'] }, id: string, cutoff: Date): Promise<boolean> {
+async function removeUnused(
+  deps: { db: Db; blobs: UploadSweepDeps['blobs'] },
+  id: string,
+  cutoff: Date,
+): Promise<boolean> {
   return deps.db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM uploads WHERE id = ${id} AND updated_at < ${cutoff} FOR UPDATE`;
