@@ -36,4 +36,23 @@ describe('ActiveJobs', () => {
     jobs.end('tr_a', first);
     expect(jobs.size).toBe(1);
   });
+
+  it('after stopAccepting a new job starts out aborted for hand-back', () => {
+    const jobs = new ActiveJobs();
+    jobs.stopAccepting();
+    const s = jobs.begin('tr_late');
+    expect(s.aborted).toBe(true);
+    expect((s.reason as JobAbort).kind).toBe('hand_back');
+  });
+
+  it('allRecorded waits for BullMQ to store the result of a job that ended; parked jobs need none', async () => {
+    const jobs = new ActiveJobs();
+    const a = jobs.begin('tr_a');
+    const b = jobs.begin('tr_b');
+    jobs.end('tr_a', a);
+    jobs.end('tr_b', b, true);
+    expect(await jobs.allRecorded(30)).toBe(false);
+    jobs.recorded('tr_a');
+    expect(await jobs.allRecorded(30)).toBe(true);
+  });
 });

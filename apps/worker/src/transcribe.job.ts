@@ -42,11 +42,11 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
     const log = deps.logger.child({ transcriptId: id, jobId: job.id, attempt: job.attemptsMade + 1 });
     // Registered before the row is read, so a cancel published in between still aborts us.
     const signal = deps.active.begin(id);
-    let outcome: JobOutcome | typeof PARKED;
+    let outcome: JobOutcome | typeof PARKED | undefined;
     try {
       outcome = await runJob(deps, job, token, log, signal);
     } finally {
-      deps.active.end(id, signal);
+      deps.active.end(id, signal, outcome === PARKED);
     }
     // Handed back to the queue: BullMQ must neither complete nor fail it, and the shutdown
     // force-closes the worker next, so this promise is abandoned rather than settled.
@@ -64,6 +64,8 @@ async function runJob(
 ): Promise<JobOutcome | typeof PARKED> {
   const { db } = deps;
   const id = job.data.transcriptId;
+  // Fetched while this worker was already shutting down.
+  if (signal.aborted) return stopped(deps, job, token, log, signal.reason);
   const t = await db.transcript.findUnique({
     where: { id },
     select: {

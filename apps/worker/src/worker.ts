@@ -93,8 +93,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   worker.on('stalled', (jobId) =>
     logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued'),
   );
+  worker.on('completed', (job) => active.recorded(job.data.transcriptId));
   worker.on('failed', (job, err) => {
-    if (job) void failedForGood(job, err);
+    if (!job) return;
+    active.recorded(job.data.transcriptId);
+    void failedForGood(job, err);
   });
   await worker.waitUntilReady();
 
@@ -148,7 +151,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     worker,
     active,
     async close(graceMs = config.shutdownGraceMs) {
-      // Fetch nothing more; the jobs already running go on.
+      // Fetch nothing more (a job fetched at this very moment is handed straight back).
+      active.stopAccepting();
       await worker.pause(true);
       await sweeps?.stop();
       let handedBack = 0;
@@ -156,9 +160,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         handedBack = await active.handBackAll();
         logger.info({ handedBack }, 'grace period over; active jobs handed back to the queue');
       }
-      // Handed-back handlers never settle, so only a forced close can finish; with none
-      // handed back every job has settled and the normal close just records the results.
-      await worker.close(handedBack > 0);
+      // Every job that finished here has its result stored before the connections go. The
+      // close is forced because handed-back handlers never settle, which a normal close
+      // would wait for forever.
+      if (!(await active.allRecorded(5000))) logger.warn('closing before BullMQ recorded every result');
+      await worker.close(true);
       await Promise.allSettled([webhookQueue.close(), subscriber.quit(), diarizer.close?.()]);
       return { handedBack };
     },
