@@ -65,6 +65,12 @@ describe('buildContent', () => {
     ]);
   });
 
+  it('rounds the timeline to milliseconds', () => {
+    const segments = [{ start: 0.29000000000000004, end: 2.238, speakers: ['A'] }];
+    const { content } = buildContent([], null, { segments, speakerCount: 1 });
+    expect(content.diarizationSegments).toEqual([{ start: 0.29, end: 2.238, speakers: ['A'] }]);
+  });
+
   it('speakers asked, no speech found: empty timeline, speakerCount 0', () => {
     const { content, speakerCount } = buildContent([], null, { segments: [], speakerCount: 0 });
     expect(speakerCount).toBe(0);

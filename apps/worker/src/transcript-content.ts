@@ -69,6 +69,8 @@ export function parseGlossary(value: unknown): Glossary | null {
   return entries.length > 0 ? Object.fromEntries(entries) : null;
 }
 
+const ms = (seconds: number) => Math.round(seconds * 1000) / 1000;
+
 /** The `speakers` column (null | true | integer | {min, max}); anything else counts as not requested. */
 export function parseSpeakers(value: unknown): SpeakersOption | null {
   if (value === true) return true;
@@ -110,10 +112,11 @@ export function buildContent(
     return { content, speakerCount: null };
   }
   const words: TranscriptWord[] = labelWords(corrected, diarization.segments);
-  const segments: DiarizationSegment[] = diarization.segments.map((s) => ({
-    start: s.start,
-    end: s.end,
-    speakers: [...s.speakers],
+  // Millisecond precision, like the words (the timeline is computed on a 10 ms float grid).
+  const segments: DiarizationSegment[] = diarization.segments.map((seg) => ({
+    start: ms(seg.start),
+    end: ms(seg.end),
+    speakers: [...seg.speakers],
   }));
   const content = {
     text: wordsToText(words),
