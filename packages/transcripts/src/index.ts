@@ -1,1 +1,2 @@
 export * from './transitions';
+export * from './list-item';

@@ -1,48 +1,12 @@
-import { moneyToJson } from '@hark/core';
-import type { Transcript, TranscriptContent } from '@hark/db';
+import type { TranscriptContent } from '@hark/db';
+import { TRANSCRIPT_SELECT, type TranscriptRow, transcriptListItem } from '@hark/transcripts';
 
 /**
  * Serializers: the only way transcript rows leave the API, so internal columns (holds, hashes,
- * key ids, requested options) never leak. The list item is also the webhook body.
+ * key ids, requested options) never leak. The list item lives in @hark/transcripts because it is
+ * also the webhook body the dispatcher sends; re-exported here for the API's modules.
  */
-export type TranscriptRow = Pick<
-  Transcript,
-  | 'id'
-  | 'status'
-  | 'errorCode'
-  | 'errorMessage'
-  | 'language'
-  | 'durationSeconds'
-  | 'speakerCount'
-  | 'speakers'
-  | 'cost'
-  | 'model'
-  | 'url'
-  | 'retentionDays'
-  | 'externalId'
-  | 'metadata'
-  | 'createdAt'
->;
-
-export function transcriptListItem(t: TranscriptRow) {
-  const speakersRequested = t.speakers !== null && t.speakers !== false;
-  return {
-    id: t.id,
-    status: t.status,
-    error: t.status === 'failed' ? { code: t.errorCode ?? 'engine_failed', message: t.errorMessage ?? '' } : null,
-    language: t.status === 'processing' ? null : t.language,
-    durationSeconds: t.status === 'done' ? t.durationSeconds : 0,
-    speakerCount: speakersRequested && t.status === 'done' ? t.speakerCount : null,
-    cost: t.status === 'done' ? moneyToJson(t.cost) : 0,
-    currency: 'USD' as const,
-    model: t.model,
-    url: t.url,
-    retentionDays: t.retentionDays,
-    externalId: t.externalId,
-    metadata: (t.metadata as Record<string, string> | null) ?? null,
-    createdAt: t.createdAt.toISOString(),
-  };
-}
+export { TRANSCRIPT_SELECT, type TranscriptRow, transcriptListItem };
 
 export function transcriptView(t: TranscriptRow, content: TranscriptContent | null) {
   const item = transcriptListItem(t);
@@ -58,21 +22,3 @@ export function transcriptView(t: TranscriptRow, content: TranscriptContent | nu
     ...Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'id' && k !== 'status')),
   };
 }
-
-export const TRANSCRIPT_SELECT = {
-  id: true,
-  status: true,
-  errorCode: true,
-  errorMessage: true,
-  language: true,
-  durationSeconds: true,
-  speakerCount: true,
-  speakers: true,
-  cost: true,
-  model: true,
-  url: true,
-  retentionDays: true,
-  externalId: true,
-  metadata: true,
-  createdAt: true,
-} as const;
