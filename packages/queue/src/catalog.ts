@@ -20,7 +20,38 @@ export interface WebhookJob {
   transcriptId: string;
   /** Automatic attempt number this job sends (1-based). */
   attempt: number;
+  /**
+   * A caller's replay (POST /v1/transcripts/{id}/webhook-deliveries): sent once, never retried,
+   * `attempt` ignored (0). The dispatcher numbers it when it records it, after every attempt
+   * recorded so far; the job id is the id of its delivery record.
+   */
+  manual?: boolean;
 }
+
+/** Why a webhook job sent nothing. */
+export type WebhookSkipReason =
+  /** No such transcript, or deleted / expired. */
+  | 'gone'
+  /** Created without `webhookUrl`. */
+  | 'no_webhook'
+  /** Still `processing`, or `canceled` (cancels are never notified). */
+  | 'not_finished'
+  /** An earlier attempt (a replay, say) was acknowledged: the automatic schedule stops. */
+  | 'acknowledged';
+
+/** What a webhook job returns (kept by BullMQ, ids only); a replay's caller reads it. */
+export type WebhookJobResult =
+  | {
+      status: 'recorded';
+      /** The delivery record of this attempt. */
+      deliveryId: string;
+      /** Its attempt number, counted over automatic and manual attempts. */
+      attempt: number;
+      delivered: boolean;
+      /** False when a re-run found the attempt already recorded and sent nothing again. */
+      sent: boolean;
+    }
+  | { status: 'skipped'; reason: WebhookSkipReason };
 
 export interface JobPayloads {
   transcribe: TranscribeJob;
@@ -47,6 +78,18 @@ export const WEBHOOK_JOB_OPTIONS = {
   attempts: 1,
   removeOnComplete: { age: 24 * 3600 },
   removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
+/**
+ * A replay is one attempt made at once while the caller waits: LIFO puts it ahead of waiting
+ * automatic attempts (a BullMQ `priority` would put it behind them: un-prioritised jobs go
+ * first). Kept an hour after it finishes, which is long enough for the API to read the result.
+ */
+export const WEBHOOK_REPLAY_JOB_OPTIONS = {
+  attempts: 1,
+  lifo: true,
+  removeOnComplete: { age: 3600 },
+  removeOnFail: { age: 24 * 3600 },
 } as const;
 
 /** Redis pub/sub channel on which a transcript's completion wakes `GET ?wait=` requests. */
