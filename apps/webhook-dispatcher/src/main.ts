@@ -1,24 +1,45 @@
-// Hark webhook-dispatcher process (skeleton): connects to Postgres and Redis and waits for work.
-import { commonConfig } from '@hark/core';
+// Hark webhook dispatcher: wires configuration, Postgres, Redis and the BullMQ worker on the
+// `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
 import { createDb } from '@hark/db';
 import { workerConnection } from '@hark/queue';
+import { loadDispatcherConfig } from './config';
+import { startDispatcher } from './dispatcher';
+import { createLogger } from './logger';
 
 async function main(): Promise<void> {
-  const config = commonConfig(process.env);
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 4 });
+  const config = loadDispatcherConfig();
+  const logger = createLogger(config.logLevel);
+  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
-  await redis.ping();
-  console.log(JSON.stringify({ level: 'info', app: 'webhook-dispatcher', msg: 'ready (idle)' }));
-  const shutdown = async () => {
+  const running = await startDispatcher({ config, db, redis, logger });
+  logger.info(
+    { concurrency: config.queue.concurrency, timeoutMs: config.timeoutMs, timeScale: config.schedule.timeScale },
+    'dispatcher ready',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight sends');
+    try {
+      await running.close();
+    } catch (error) {
+      logger.error({ err: (error as Error).message }, 'dispatcher close failed');
+    }
     await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', app: 'webhook-dispatcher', msg: 'failed to start', err: (err as Error).message }));
+  console.error(
+    JSON.stringify({ level: 'fatal', app: 'webhook-dispatcher', msg: 'dispatcher failed to start', err: (err as Error).message }),
+  );
   process.exit(1);
 });

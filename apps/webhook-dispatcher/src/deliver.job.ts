@@ -1,0 +1,123 @@
+import { newId } from '@hark/core';
+import type { WebhookDelivery } from '@hark/db';
+import type { GuardedClient } from '@hark/http';
+import type { WebhookJob, WebhookJobResult } from '@hark/queue';
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { WebhookScheduleConfig } from './config';
+import type { DeliveryStore } from './delivery-store';
+import { type Notice, loadNotice } from './notice';
+import { delayBefore } from './schedule';
+import { sendNotice } from './send-notice';
+
+export interface DeliverDeps {
+  store: DeliveryStore;
+  /** Reads the transcript and unseals its signing secret (see loadNotice). */
+  loadNotice(transcriptId: string): ReturnType<typeof loadNotice>;
+  client: GuardedClient;
+  timeoutMs: number;
+  schedule: WebhookScheduleConfig;
+  /** Adds automatic attempt `attempt` as a delayed job with id `webhookJobId(id, attempt)`. */
+  enqueueAttempt(transcriptId: string, attempt: number, delayMs: number): Promise<void>;
+  logger: Logger;
+}
+
+// Postgres or Redis failing under an automatic attempt: the job (attempts: 1) is put back with
+// backoff instead of failing, or the notice would be lost. About 9 minutes in all.
+const INFRA_RETRIES = 12;
+const infraBackoffMs = (n: number) => Math.min(60_000, 1000 * 2 ** (n - 1));
+
+/**
+ * The `webhook` job: one attempt to send a transcript's completion notice.
+ *
+ * Crash safety comes from the order send -> record -> enqueue next, with the record as the
+ * proof of an attempt: a re-run first looks for its record and, when found, sends nothing and
+ * only makes sure the next attempt is queued (job ids collapse repeats). A crash between the
+ * send and the record re-runs the send: at worst the receiver gets a duplicate, with the same
+ * `Hark-Delivery-Id`, never no notice. Recording an intent first would not send fewer
+ * duplicates (the outcome of the interrupted send is unknown either way, so it must be sent
+ * again) and would need an "in flight" record state that the spec's record has no field for.
+ */
+export function createDeliverHandler(deps: DeliverDeps) {
+  const { store, logger } = deps;
+
+  async function scheduleAfter(transcriptId: string, slot: number, delivered: boolean, log: Logger) {
+    if (delivered) return null;
+    const delayMs = delayBefore(deps.schedule, slot + 1);
+    if (delayMs === null) {
+      log.warn('last automatic attempt failed; giving up');
+      return null;
+    }
+    await deps.enqueueAttempt(transcriptId, slot + 1, delayMs);
+    return slot + 1;
+  }
+
+  async function send(notice: Notice, log: Logger) {
+    const result = await sendNotice(deps.client, notice, deps.timeoutMs);
+    const { delivered, statusCode, error, durationMs } = result;
+    log.info({ delivered, statusCode, error, durationMs }, 'notice sent');
+    return result;
+  }
+
+  async function automatic(transcriptId: string, slot: number, log: Logger): Promise<WebhookJobResult> {
+    const earlier = await store.automaticAttempt(transcriptId, slot);
+    if (earlier) {
+      log.info('attempt already recorded; not sending again');
+      await scheduleAfter(transcriptId, slot, earlier.delivered, log);
+      return recorded(earlier, false);
+    }
+    const notice = await deps.loadNotice(transcriptId);
+    if (typeof notice === 'string') return skipped(notice, log);
+    if (await store.acknowledged(transcriptId)) return skipped('acknowledged', log);
+    const result = await send(notice, log);
+    const row =
+      (await store.record({ ...result, id: newId('whd'), transcriptId, url: notice.url, manual: false, slot })) ??
+      // A concurrent run of this job recorded the slot first; its record stands.
+      (await store.automaticAttempt(transcriptId, slot));
+    if (!row) throw new Error(`automatic attempt ${slot} of ${transcriptId} vanished`);
+    await scheduleAfter(transcriptId, slot, row.delivered, log);
+    return recorded(row, true);
+  }
+
+  // A replay is never retried (the caller asks again); its job id is its record's id.
+  async function manual(transcriptId: string, id: string, log: Logger): Promise<WebhookJobResult> {
+    const earlier = await store.byId(id);
+    if (earlier) return recorded(earlier, false);
+    const notice = await deps.loadNotice(transcriptId);
+    if (typeof notice === 'string') return skipped(notice, log);
+    const result = await send(notice, log);
+    const row =
+      (await store.record({ ...result, id, transcriptId, url: notice.url, manual: true, slot: null })) ??
+      (await store.byId(id));
+    if (!row) throw new Error(`replay ${id} of ${transcriptId} vanished`);
+    return recorded(row, true);
+  }
+
+  return async function deliver(job: Job<WebhookJob>, token?: string): Promise<WebhookJobResult> {
+    const { transcriptId, attempt } = job.data;
+    const isManual = job.data.manual === true;
+    const log = logger.child({ transcriptId, attempt: isManual ? 'manual' : attempt, jobId: job.id });
+    try {
+      if (isManual) {
+        const id = job.id && /^whd_[\w-]+$/.test(job.id) ? job.id : newId('whd');
+        return await manual(transcriptId, id, log);
+      }
+      return await automatic(transcriptId, attempt, log);
+    } catch (error) {
+      if (isManual || !token || job.attemptsStarted > INFRA_RETRIES) throw error;
+      const waitMs = infraBackoffMs(job.attemptsStarted);
+      log.warn({ err: (error as Error).message, retryInMs: waitMs }, 'attempt interrupted; retrying');
+      await job.moveToDelayed(Date.now() + waitMs, token);
+      throw new DelayedError();
+    }
+  };
+}
+
+function recorded(row: WebhookDelivery, sent: boolean): WebhookJobResult {
+  return { status: 'recorded', deliveryId: row.id, attempt: row.attempt, delivered: row.delivered, sent };
+}
+
+function skipped(reason: Exclude<WebhookJobResult, { status: 'recorded' }>['reason'], log: Logger): WebhookJobResult {
+  log.info({ reason }, 'notice not sent');
+  return { status: 'skipped', reason };
+}

@@ -1,0 +1,97 @@
+import type { Db } from '@hark/db';
+import { type GuardedClient, createGuardedClient } from '@hark/http';
+import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, type WebhookJobResult, bullPrefix, webhookJobId } from '@hark/queue';
+import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { DispatcherConfig } from './config';
+import { createDeliverHandler } from './deliver.job';
+import { DeliveryStore } from './delivery-store';
+import { loadNotice } from './notice';
+
+export interface DispatcherDeps {
+  config: DispatcherConfig;
+  db: Db;
+  /** A `workerConnection` (maxRetriesPerRequest: null). The caller owns it and closes it. */
+  redis: Redis;
+  logger: Logger;
+  /** Default: a guarded got client, `allowPrivate` from ALLOW_PRIVATE_URLS, no redirects. */
+  client?: GuardedClient;
+  /** Default: a DeliveryStore on `db`. Tests wrap it to inject failures. */
+  store?: DeliveryStore;
+}
+
+export interface RunningDispatcher {
+  worker: Worker<WebhookJob, WebhookJobResult>;
+  /**
+   * Takes no more jobs and lets in-flight sends finish and be recorded (up to `graceMs`,
+   * default the configured grace; past it the rest are abandoned and re-run by another
+   * dispatcher: at most a duplicate). The caller's db and redis stay open.
+   */
+  close(graceMs?: number): Promise<{ finished: boolean }>;
+}
+
+/** Starts consuming the `webhook` queue. */
+export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
+  const { config, db, redis, logger } = deps;
+  const prefix = bullPrefix(config.redisPrefix);
+  const client =
+    deps.client ??
+    createGuardedClient({
+      allowPrivate: config.allowPrivateUrls,
+      // postJson cuts each send at config.timeoutMs itself; this is only got's backstop.
+      timeoutMs: config.timeoutMs + 1000,
+      followRedirects: false,
+      userAgent: WEBHOOK_USER_AGENT,
+    });
+  const queue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
+  const handler = createDeliverHandler({
+    store: deps.store ?? new DeliveryStore(db),
+    loadNotice: (id) => loadNotice(db, config.secret, id),
+    client,
+    timeoutMs: config.timeoutMs,
+    schedule: config.schedule,
+    async enqueueAttempt(transcriptId, attempt, delayMs) {
+      await queue.add(
+        QUEUES.webhook,
+        { transcriptId, attempt },
+        { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(transcriptId, attempt), delay: delayMs },
+      );
+    },
+    logger,
+  });
+  const worker = new Worker<WebhookJob, WebhookJobResult>(QUEUES.webhook, handler, {
+    connection: redis,
+    prefix,
+    concurrency: config.queue.concurrency,
+    lockDuration: config.queue.lockDurationMs,
+    stalledInterval: config.queue.stalledIntervalMs,
+    maxStalledCount: config.queue.maxStalledCount,
+  });
+  worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+  worker.on('stalled', (jobId) => logger.warn({ jobId }, 'attempt stalled (its dispatcher died); re-running'));
+  worker.on('failed', (job, err) =>
+    logger.error({ jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message }, 'attempt failed'),
+  );
+  await worker.waitUntilReady();
+
+  return {
+    worker,
+    async close(graceMs = config.shutdownGraceMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), graceMs);
+      });
+      const closing = worker.close().then(() => true);
+      const finished = await Promise.race([closing, graceOver]);
+      clearTimeout(timer);
+      if (!finished) {
+        logger.warn({ graceMs }, 'grace period over; abandoning in-flight sends to be re-run');
+        await worker.close(true);
+      }
+      await queue.close();
+      return { finished };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { webhookSchedule } from '@hark/webhooks';
+import { loadDispatcherConfig } from './config';
+import { delayBefore } from './schedule';
+
+const base = { DATABASE_URL: 'postgresql://x/y', HARK_SECRET: 'secret-0123456789abcdef' };
+
+describe('delayBefore', () => {
+  it('defaults to the decided schedule: 11 attempts, then null', () => {
+    const { schedule } = loadDispatcherConfig(base);
+    expect(schedule.delaysMs).toBe(webhookSchedule.delaysMs);
+    expect([1, 2, 3, 11].map((a) => delayBefore(schedule, a))).toEqual([0, 30_000, 60_000, 7_200_000]);
+    expect(delayBefore(schedule, 12)).toBeNull();
+  });
+
+  it('scales every delay by HARK_WEBHOOK_TIME_SCALE', () => {
+    const { schedule } = loadDispatcherConfig({ ...base, HARK_WEBHOOK_TIME_SCALE: '0.001' });
+    expect(delayBefore(schedule, 2)).toBe(30);
+    expect(delayBefore(schedule, 11)).toBe(7200);
+    expect(delayBefore(schedule, 12)).toBeNull();
+  });
+
+  it('HARK_WEBHOOK_SCHEDULE_MS replaces the schedule; its length is the attempt count', () => {
+    const { schedule } = loadDispatcherConfig({ ...base, HARK_WEBHOOK_SCHEDULE_MS: '0, 100,250', HARK_WEBHOOK_TIME_SCALE: '2' });
+    expect([1, 2, 3, 4].map((a) => delayBefore(schedule, a))).toEqual([0, 200, 500, null]);
+  });
+
+  it('a bad variable fails at boot, naming it', () => {
+    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_SCHEDULE_MS: '0,1s' })).toThrow(/HARK_WEBHOOK_SCHEDULE_MS/);
+    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_TIME_SCALE: '-1' })).toThrow(/HARK_WEBHOOK_TIME_SCALE/);
+    expect(() => loadDispatcherConfig({ ...base, HARK_DISPATCHER_CONCURRENCY: '0' })).toThrow(/HARK_DISPATCHER_CONCURRENCY/);
+  });
+});

@@ -1,0 +1,251 @@
+import { newId } from '@hark/core';
+import { WEBHOOK_REPLAY_JOB_OPTIONS, QUEUES, type WebhookJobResult, webhookJobId } from '@hark/queue';
+import { waitFor } from '@hark/testing';
+import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
+import { webhookSchedule } from '@hark/webhooks';
+import { DeliveryStore, type RecordInput } from '../src/delivery-store';
+import { type Harness, type Receiver, type Reply, createHarness, signatureValid, startReceiver } from './dispatcher-env';
+
+// The dispatcher in-process on real Postgres and Redis, sending to real receivers on 127.0.0.1
+// (ALLOW_PRIVATE_URLS=true). Each test starts its own dispatcher with the settings it needs.
+jest.setTimeout(40_000);
+
+/** Two automatic attempts 1.1 s apart (so `t` changes), 1 s send time-out. */
+const FAST = { HARK_WEBHOOK_SCHEDULE_MS: '0,1100', HARK_WEBHOOK_TIMEOUT_MS: '1000' };
+const ONCE = { HARK_WEBHOOK_SCHEDULE_MS: '0', HARK_WEBHOOK_TIMEOUT_MS: '1000' };
+
+let h: Harness;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await h.stopDispatchers();
+  await Promise.allSettled(receivers.splice(0).map((r) => r.close()));
+});
+afterAll(() => h.close());
+
+async function receiver(reply?: (i: number) => Reply): Promise<Receiver> {
+  const r = await startReceiver(reply);
+  receivers.push(r);
+  return r;
+}
+
+const deliveriesCount = (id: string, n: number, timeout = 15_000) =>
+  waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), { timeout, message: `${n} deliveries` });
+
+/** The result the webhook job for `jobId` finished with. */
+const jobResult = (jobId: string) =>
+  waitFor(async () => ((await h.queue.getJob(jobId))?.returnvalue as WebhookJobResult | undefined) ?? null, {
+    message: `job ${jobId} finished`,
+  });
+
+it('done: one signed notice with the decided headers; the body is the bare list item', async () => {
+  await h.start(FAST);
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  await h.enqueueAttempt(id, 1); // the worker announcing twice collapses on the job id
+  const [req] = await rx.received(1);
+  const [record] = await deliveriesCount(id, 1);
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({ status: 'recorded', deliveryId: record!.id, attempt: 1, delivered: true, sent: true });
+
+  expect(req!.method).toBe('POST');
+  expect(req!.path).toBe('/hook?team=qa');
+  expect(req!.headers['content-type']).toBe('application/json');
+  expect(req!.headers['user-agent']).toBe('Hark-Webhooks/1');
+  expect(req!.headers['hark-delivery-id']).toBe(`whd_${id}`);
+  const sig = signatureValid(req!, h.account.apiKey);
+  expect(sig.valid).toBe(true);
+  expect(Math.abs(sig.t - Date.now() / 1000)).toBeLessThan(10);
+
+  const body = JSON.parse(req!.body) as Record<string, unknown>;
+  const row = await h.db.transcript.findUniqueOrThrow({ where: { id }, select: TRANSCRIPT_SELECT });
+  expect(body).toEqual(JSON.parse(JSON.stringify(transcriptListItem(row))));
+  expect(body).toMatchObject({ id, status: 'done', cost: 0.12, durationSeconds: 12, externalId: 'ext-1', metadata: { team: 'qa' }, error: null });
+  for (const key of ['text', 'words', 'utterances', 'diarizationSegments', 'data', 'webhookUrl']) expect(body).not.toHaveProperty(key);
+  expect(req!.body).not.toContain('secret words');
+
+  expect(record).toEqual({
+    id: expect.stringMatching(/^whd_/),
+    transcriptId: id,
+    url: rx.url,
+    attempt: 1,
+    delivered: true,
+    statusCode: 200,
+    error: null,
+    responsePreview: 'ok',
+    durationMs: expect.any(Number),
+    manual: false,
+    createdAt: expect.any(Date),
+  });
+  expect(rx.requests).toHaveLength(1);
+});
+
+it('failed: 500 then 200 makes two records; same delivery id, fresh t and signature', async () => {
+  await h.start(FAST);
+  const rx = await receiver((i) => (i === 0 ? { status: 500, body: '{"error":"down"}' } : { status: 204 }));
+  const id = await h.transcript(rx.url);
+  await h.finish(id, 'failed');
+  const [first, second] = await rx.received(2);
+  const records = await deliveriesCount(id, 2);
+
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(1100);
+  expect(second!.headers['hark-delivery-id']).toBe(first!.headers['hark-delivery-id']);
+  const [s1, s2] = [signatureValid(first!, h.account.apiKey), signatureValid(second!, h.account.apiKey)];
+  expect(s1.valid && s2.valid).toBe(true);
+  expect(s2.t).toBeGreaterThan(s1.t);
+  expect(JSON.parse(first!.body)).toMatchObject({
+    status: 'failed',
+    cost: 0,
+    error: { code: 'audio_invalid', message: 'The audio could not be decoded.' },
+  });
+  expect(records.map(({ attempt, delivered, statusCode, error, responsePreview, manual }) => ({ attempt, delivered, statusCode, error, responsePreview, manual }))).toEqual([
+    { attempt: 1, delivered: false, statusCode: 500, error: null, responsePreview: '{"error":"down"}', manual: false },
+    { attempt: 2, delivered: true, statusCode: 204, error: null, responsePreview: '', manual: false },
+  ]);
+  expect(records[1]!.createdAt.getTime()).toBeGreaterThan(records[0]!.createdAt.getTime());
+});
+
+it('a 302 is not delivered and not followed', async () => {
+  await h.start(ONCE);
+  const rx = await receiver(() => ({ status: 302, headers: { Location: '/elsewhere' }, body: 'moved' }));
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const [record] = await deliveriesCount(id, 1);
+  expect(record).toMatchObject({ attempt: 1, delivered: false, statusCode: 302, error: null, responsePreview: 'moved' });
+  await jobResult(webhookJobId(id, 1));
+  expect(rx.requests.map((r) => r.path)).toEqual(['/hook?team=qa']);
+});
+
+it('a receiver that never answers is cut at HARK_WEBHOOK_TIMEOUT_MS', async () => {
+  await h.start(ONCE);
+  const rx = await receiver(() => 'hang');
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const [record] = await deliveriesCount(id, 1);
+  expect(record).toMatchObject({ delivered: false, statusCode: null, error: 'timeout', responsePreview: null });
+  expect(record!.durationMs).toBeGreaterThanOrEqual(1000);
+  expect(record!.durationMs).toBeLessThan(2500);
+});
+
+it('the default time-out is the decided 10 s', async () => {
+  await h.start({ HARK_WEBHOOK_SCHEDULE_MS: '0' });
+  const rx = await receiver(() => 'hang');
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const [record] = await deliveriesCount(id, 1, 20_000);
+  expect(record).toMatchObject({ delivered: false, statusCode: null, error: 'timeout' });
+  expect(record!.durationMs).toBeGreaterThanOrEqual(10_000);
+  expect(record!.durationMs).toBeLessThan(11_500);
+});
+
+it('credentials echoed by the receiver never reach responsePreview', async () => {
+  await h.start(ONCE);
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+  const echoed = [`Authorization: Bearer s3cr3tBearerValue`, `{"key":"${h.account.apiKey}","session":"${jwt}"}`, 'user=ann&password=hunter2'].join('\n');
+  const rx = await receiver(() => ({ status: 400, body: echoed }));
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const [record] = await deliveriesCount(id, 1);
+  const preview = record!.responsePreview!;
+  for (const secret of ['s3cr3tBearerValue', h.account.apiKey, h.account.apiKey.slice(3, 20), jwt, jwt.split('.')[1]!, 'hunter2']) {
+    expect(preview).not.toContain(secret);
+  }
+  expect(preview).toContain('[REDACTED]');
+  expect(preview).toContain('user=ann');
+});
+
+it('sends nothing for canceled transcripts, transcripts without webhookUrl, or deleted ones', async () => {
+  await h.start(FAST);
+  const rx = await receiver((i) => ({ status: i === 0 ? 503 : 200 }));
+  const canceled = await h.transcript(rx.url);
+  await cancelTranscript(h.db, canceled);
+  await h.enqueueAttempt(canceled, 1);
+  const bare = await h.transcript(null);
+  await h.finish(bare);
+  const deleted = await h.transcript(rx.url);
+  await h.finish(deleted);
+  await deliveriesCount(deleted, 1);
+  // Deleted while attempt 2 waits: it finds the transcript gone.
+  await h.db.transcript.update({ where: { id: deleted }, data: { deletedAt: new Date() } });
+
+  expect(await jobResult(webhookJobId(canceled, 1))).toEqual({ status: 'skipped', reason: 'not_finished' });
+  expect(await jobResult(webhookJobId(bare, 1))).toEqual({ status: 'skipped', reason: 'no_webhook' });
+  expect(await jobResult(webhookJobId(deleted, 2))).toEqual({ status: 'skipped', reason: 'gone' });
+  expect(rx.requests).toHaveLength(1);
+  expect(await h.deliveries(canceled)).toEqual([]);
+  expect(await h.deliveries(bare)).toEqual([]);
+});
+
+it('the decided schedule, time-scaled: 11 automatic attempts at the scheduled gaps, then it gives up', async () => {
+  const scale = 0.0002; // the whole 8 h 46 min schedule in about 6.3 s
+  await h.start({ HARK_WEBHOOK_TIME_SCALE: String(scale), HARK_WEBHOOK_TIMEOUT_MS: '1000' });
+  const rx = await receiver(() => ({ status: 503, body: 'busy' }));
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const records = await deliveriesCount(id, 11, 30_000);
+  expect(await jobResult(webhookJobId(id, 11))).toMatchObject({ status: 'recorded', attempt: 11, delivered: false });
+
+  expect(records.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  expect(records.every((r) => !r.manual && !r.delivered && r.statusCode === 503)).toBe(true);
+  expect(new Set(rx.requests.map((r) => r.headers['hark-delivery-id']))).toEqual(new Set([`whd_${id}`]));
+  for (let i = 1; i < 11; i++) {
+    expect(rx.requests[i]!.at - rx.requests[i - 1]!.at).toBeGreaterThanOrEqual(Math.round(webhookSchedule.delaysMs[i]! * scale));
+  }
+  expect(await h.queue.getJob(webhookJobId(id, 12))).toBeUndefined();
+  expect(rx.requests).toHaveLength(11);
+});
+
+it('a re-run that finds its attempt recorded sends nothing again and still queues the next one', async () => {
+  await h.start(FAST);
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id, 'done', false);
+  // As if a dispatcher sent attempt 1, recorded it, and died before queueing attempt 2.
+  const crashed: RecordInput = {
+    id: newId('whd'), transcriptId: id, url: rx.url, manual: false, slot: 1,
+    startedAt: new Date(), delivered: false, statusCode: 500, error: null, responsePreview: null, durationMs: 3,
+  };
+  expect(await new DeliveryStore(h.db).record(crashed)).not.toBeNull();
+  expect(await new DeliveryStore(h.db).record({ ...crashed, id: newId('whd') })).toBeNull(); // one record per slot
+  await h.enqueueAttempt(id, 1);
+
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({ status: 'recorded', deliveryId: crashed.id, attempt: 1, delivered: false, sent: false });
+  const records = await deliveriesCount(id, 2);
+  expect(records.map((r) => [r.attempt, r.delivered])).toEqual([[1, false], [2, true]]);
+  expect(rx.requests).toHaveLength(1);
+});
+
+it('Postgres failing after the send: the attempt is re-run (a duplicate with the same id), never lost', async () => {
+  class FlakyStore extends DeliveryStore {
+    failures = 1;
+    override async record(input: RecordInput) {
+      if (this.failures-- > 0) throw new Error('Connection terminated unexpectedly');
+      return super.record(input);
+    }
+  }
+  await h.start(FAST, { store: new FlakyStore(h.db) });
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  const [a, b] = await rx.received(2, 10_000);
+  expect(b!.headers['hark-delivery-id']).toBe(a!.headers['hark-delivery-id']);
+  const records = await deliveriesCount(id, 1);
+  expect(await jobResult(webhookJobId(id, 1))).toMatchObject({ status: 'recorded', attempt: 1, delivered: true });
+  expect(records.map((r) => [r.attempt, r.delivered])).toEqual([[1, true]]);
+});
+
+it('a replay continues the count; once one is acknowledged, the automatic schedule stops', async () => {
+  await h.start({ HARK_WEBHOOK_SCHEDULE_MS: '0,1500', HARK_WEBHOOK_TIMEOUT_MS: '1000' });
+  const rx = await receiver((i) => (i === 0 ? { status: 500 } : { status: 200, body: 'ok' }));
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  await deliveriesCount(id, 1);
+  const replayId = newId('whd');
+  await h.queue.add(QUEUES.webhook, { transcriptId: id, attempt: 0, manual: true }, { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: replayId });
+  expect(await jobResult(replayId)).toEqual({ status: 'recorded', deliveryId: replayId, attempt: 2, delivered: true, sent: true });
+  expect(await jobResult(webhookJobId(id, 2))).toEqual({ status: 'skipped', reason: 'acknowledged' });
+  expect((await h.deliveries(id)).map((r) => [r.attempt, r.manual, r.delivered])).toEqual([[1, false, false], [2, true, true]]);
+  expect(rx.requests.map((r) => r.headers['hark-delivery-id'])).toEqual([`whd_${id}`, `whd_${id}`]);
+});
