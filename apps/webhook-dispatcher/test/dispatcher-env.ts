@@ -119,7 +119,8 @@ export interface ReceivedRequest {
   at: number;
 }
 
-export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/** An answer, optionally after `delayMs`; `'hang'` never answers. */
+export type Reply = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -145,7 +146,9 @@ export async function startReceiver(reply: (i: number, req: ReceivedRequest) => 
       }
       const answer = reply(i, r);
       if (answer === 'hang') return;
-      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      const send = () => res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
