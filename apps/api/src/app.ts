@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
 import { uploadRoutes } from './routes/upload.routes';
+import { webhookRoutes } from './routes/webhook.routes';
 import { CompletionWaiter } from './services/completion-waiter';
 import { ListCursorCodec } from './services/list-cursor';
 import { TranscriptListService } from './services/transcript-list.service';
@@ -49,6 +50,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   });
   const lists = new TranscriptListService(deps.db, new ListCursorCodec(config.secret));
   v1.use(transcriptRoutes(transcripts, lists, limits.limit, config.maxJsonBodyBytes));
+  v1.use(webhookRoutes(deps, limits.limit));
   v1.use(limits.limit('unknown'), notFound);
   app.use('/v1', v1);
 

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, bullPrefix, webhookJobId, workerConnection } from '@hark/queue';
+import { type TestAccount, createTestAccount, waitFor } from '@hark/testing';
+import { completeTranscript, failTranscript } from '@hark/transcripts';
+import { Queue } from 'bullmq';
+import express, { type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import pino from 'pino';
+import request from 'supertest';
+// The dispatcher runs in-process: replays are sent by it, never by the API.
+import { type RunningDispatcher, loadDispatcherConfig, startDispatcher } from '../../webhook-dispatcher/src';
+import { type Receiver, signatureValid, startReceiver } from '../../webhook-dispatcher/test/dispatcher-env';
+import { authenticate } from '../src/middleware/auth';
+import { errorHandler } from '../src/middleware/errors';
+import { requestContext } from '../src/middleware/request-context';
+import { webhookRoutes } from '../src/routes/webhook.routes';
+import { envelope, startTestApi, type TestApi } from './helpers';
+
+jest.setTimeout(30_000);
+
+const RECORD_KEYS = ['id', 'transcriptId', 'url', 'attempt', 'delivered', 'statusCode', 'error', 'responsePreview', 'durationMs', 'manual', 'createdAt'];
+
+let api: TestApi;
+let acct: TestAccount;
+let dispatcher: RunningDispatcher;
+let workerRedis: Redis;
+let webhookQueue: Queue<WebhookJob>;
+let rx: Receiver;
+/** What the receiver answers next. */
+let status = 200;
+
+beforeAll(async () => {
+  api = startTestApi();
+  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+  workerRedis = workerConnection(api.deps.config.redisUrl);
+  // Three automatic attempts 1 s apart, so a test sees the whole schedule and its end.
+  const config = loadDispatcherConfig({
+    ...process.env,
+    HARK_REDIS_PREFIX: api.deps.config.redisPrefix,
+    HARK_WEBHOOK_SCHEDULE_MS: '0,1000,1000',
+    HARK_WEBHOOK_TIMEOUT_MS: '2000',
+  });
+  dispatcher = await startDispatcher({ config, db: api.db, redis: workerRedis, logger: pino({ level: 'silent' }) });
+  webhookQueue = new Queue(QUEUES.webhook, { connection: workerRedis, prefix: bullPrefix(api.deps.config.redisPrefix) });
+  rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope' }));
+});
+afterAll(async () => {
+  await dispatcher.close(0);
+  await webhookQueue.close();
+  await rx.close();
+  await workerRedis.quit();
+  await api.close();
+});
+beforeEach(() => {
+  status = 200;
+});
+
+async function create(body: Record<string, unknown> = { webhookUrl: rx.url }, a: TestAccount = acct): Promise<string> {
+  const res = await request(api.app).post('/v1/transcripts').set(a.auth).send({ url: 'https://e.com/a.wav', ...body }).expect(201);
+  return res.body.data.id as string;
+}
+
+/** The worker's side: the transition, then attempt 1 with its job id (only with a webhookUrl). */
+async function finish(id: string, how: 'done' | 'failed' = 'done', announce = true) {
+  if (how === 'failed') await failTranscript(api.db, id, 'audio_invalid', 'The audio could not be decoded.');
+  else {
+    await completeTranscript(api.db, id, {
+      durationSeconds: 5,
+      language: 'en',
+      model: 'whisper-test',
+      speakerCount: null,
+      content: { text: 'hi', words: [], utterances: [], diarizationSegments: null },
+    });
+  }
+  if (announce) await webhookQueue.add(QUEUES.webhook, { transcriptId: id, attempt: 1 }, { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) });
+}
+
+const history = async (id: string) => (await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200)).body.data as Record<string, unknown>[];
+const historyOf = (id: string, n: number) => waitFor(async () => ((await history(id)).length >= n ? history(id) : null), { message: `${n} deliveries` });
+const replay = (id: string, a: TestAccount = acct) => request(api.app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(a.auth);
+
+describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
+  it('every attempt, oldest first, with exactly the record fields; [] before any', async () => {
+    const id = await create();
+    const empty = await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200);
+    expect(empty.body).toEqual({ data: [] });
+    expect(empty.headers['ratelimit-limit']).toBe('1200');
+
+    status = 500;
+    await finish(id);
+    await historyOf(id, 1);
+    status = 200;
+    const data = await historyOf(id, 2);
+    for (const d of data) expect(Object.keys(d)).toEqual(RECORD_KEYS);
+    expect(data).toEqual([
+      { id: expect.stringMatching(/^whd_/), transcriptId: id, url: rx.url, attempt: 1, delivered: false, statusCode: 500, error: null, responsePreview: 'nope', durationMs: expect.any(Number), manual: false, createdAt: expect.any(String) },
+      { id: expect.stringMatching(/^whd_/), transcriptId: id, url: rx.url, attempt: 2, delivered: true, statusCode: 200, error: null, responsePreview: 'ok', durationMs: expect.any(Number), manual: false, createdAt: expect.any(String) },
+    ]);
+    expect(Date.parse(data[1]!.createdAt as string)).toBeGreaterThan(Date.parse(data[0]!.createdAt as string));
+  });
+});
+
+describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
+  it('sent at once by the dispatcher: 201, manual, continuing the count between automatic attempts, never retried', async () => {
+    status = 500;
+    const id = await create();
+    await finish(id, 'failed');
+    await historyOf(id, 1);
+
+    // Automatic attempt 2 is still waiting: the replay takes the next number, the schedule goes on after it.
+    const first = await replay(id).expect(201);
+    expect(first.headers['ratelimit-limit']).toBe('1200');
+    expect(Object.keys(first.body.data)).toEqual(RECORD_KEYS);
+    expect(first.body.data).toMatchObject({ transcriptId: id, url: rx.url, attempt: 2, manual: true, delivered: false, statusCode: 500, responsePreview: 'nope' });
+    const all = await historyOf(id, 4);
+    expect(all.map((d) => [d.attempt, d.manual])).toEqual([[1, false], [2, true], [3, false], [4, false]]);
+    expect(all[1]).toEqual(first.body.data);
+    // Three automatic attempts in all (the failed replay added none), then the schedule ended.
+    await waitFor(async () => (await webhookQueue.getJobState(webhookJobId(id, 3))) === 'completed');
+    expect(await webhookQueue.getJob(webhookJobId(id, 4))).toBeUndefined();
+
+    status = 200;
+    const second = await replay(id).expect(201);
+    expect(second.body.data).toMatchObject({ attempt: 5, manual: true, delivered: true, statusCode: 200, error: null, responsePreview: 'ok' });
+    expect((await history(id)).map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5]);
+
+    const sent = rx.requests.filter((r) => r.headers['hark-delivery-id'] === `whd_${id}`);
+    expect(sent).toHaveLength(5);
+    expect(sent.every((r) => signatureValid(r, acct.apiKey).valid)).toBe(true);
+    expect(JSON.parse(sent[4]!.body)).toMatchObject({ id, status: 'failed', error: { code: 'audio_invalid' } });
+  });
+
+  it('409 no_webhook without webhookUrl, while processing, and for canceled transcripts', async () => {
+    const bare = await create({});
+    await finish(bare, 'done', false);
+    const processing = await create();
+    const canceled = await create();
+    await request(api.app).post(`/v1/transcripts/${canceled}/cancel`).set(acct.auth).expect(200);
+    for (const id of [bare, processing, canceled]) {
+      const res = await replay(id).expect(409);
+      expect(res.body).toEqual(envelope('no_webhook', false));
+      expect(await history(id)).toEqual([]);
+    }
+    expect(rx.requests.filter((r) => [bare, processing, canceled].some((id) => r.body.includes(id)))).toEqual([]);
+  });
+
+  it('404 not_found on both routes: unknown id, another account, deleted', async () => {
+    const id = await create({ webhookUrl: rx.url });
+    await finish(id);
+    await historyOf(id, 1);
+    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const deleted = await create();
+    await finish(deleted);
+    await historyOf(deleted, 1);
+    await request(api.app).delete(`/v1/transcripts/${deleted}`).set(acct.auth).expect(200);
+    for (const [a, target] of [[other, id], [acct, 'tr_unknown'], [acct, deleted]] as const) {
+      const get = await request(api.app).get(`/v1/transcripts/${target}/webhook-deliveries`).set(a.auth).expect(404);
+      expect(get.body).toEqual(envelope('not_found', false));
+      const post = await replay(target, a).expect(404);
+      expect(post.body).toEqual(envelope('not_found', false));
+    }
+  });
+
+  it('no dispatcher answering in time: 500 internal (retryable), and the waiting job is taken back', async () => {
+    // Same database, a Redis prefix no dispatcher listens on, a short wait.
+    const prefix = `hark-test-${randomBytes(4).toString('hex')}`;
+    const deps = { ...api.deps, config: { ...api.deps.config, redisPrefix: prefix } };
+    const pass: RequestHandler = (_req, _res, next) => next();
+    const app = express()
+      .use(requestContext(pino({ level: 'silent' })))
+      .use(authenticate(deps, async () => undefined))
+      .use('/v1', webhookRoutes(deps, () => pass, { replayTimeoutMs: 300 }))
+      .use(errorHandler);
+    const id = await create();
+    await finish(id, 'done', false);
+    const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(500);
+    expect(res.body).toEqual(envelope('internal', true));
+    const orphan = new Queue(QUEUES.webhook, { connection: workerRedis, prefix: bullPrefix(prefix) });
+    expect(await orphan.getJobCounts('wait', 'delayed', 'active')).toEqual({ wait: 0, delayed: 0, active: 0 });
+    await orphan.obliterate({ force: true });
+    await orphan.close();
+    expect(await history(id)).toEqual([]);
+  });
+});
