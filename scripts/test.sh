@@ -18,7 +18,7 @@ export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models
 export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
 [ -f "$WHISPER_MODEL" ] || die "test model not found at $WHISPER_MODEL (set HARK_MODELS_DIR)"
 
-if command -v docker >/dev/null 2>&1; then
+if docker compose version >/dev/null 2>&1; then
   log "checking docker/compose.yml"
   docker compose -f "$ROOT/docker/compose.yml" config --quiet
 fi

@@ -19,5 +19,5 @@ export function formatHuman(title: string, value: unknown): string {
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '-';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
 }

@@ -42,8 +42,8 @@ export function startApp(name: 'api' | 'worker' | 'webhook-dispatcher', env: Nod
       }
     }
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
   return {
     child,

@@ -13,7 +13,7 @@ export async function waitFor<T>(
       last = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`waitFor timed out after ${timeout} ms waiting for ${message}${last ? `: ${String(last)}` : ''}`);
+      throw new Error(`waitFor timed out after ${timeout} ms waiting for ${message}${last instanceof Error ? `: ${last.message}` : ''}`);
     }
     await new Promise((r) => setTimeout(r, interval));
   }
