@@ -1,0 +1,69 @@
+// See run.sh. Figures are printed, never asserted.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createDb } from '@hark/db';
+import { createTestAccount, startApp } from '@hark/testing';
+
+const MiB = 1024 * 1024;
+const CHUNK = 16 * MiB;
+const TOTAL = Number(process.env.BENCH_UPLOAD_MIB ?? 512) * MiB;
+
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function baseline(dir: string, chunk: Buffer): Promise<number> {
+  const file = path.join(dir, 'baseline.bin');
+  const t0 = process.hrtime.bigint();
+  const fh = await open(file, 'w');
+  for (let off = 0; off < TOTAL; off += CHUNK) {
+    await fh.write(chunk, 0, chunk.length, off);
+    await fh.sync(); // the API fsyncs every chunk before recording it
+  }
+  await fh.close();
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  await rm(file);
+  return TOTAL / MiB / s;
+}
+
+async function main(): Promise<void> {
+  const dir = process.env.HARK_BENCH_DIR!;
+  const storage = path.join(dir, 'storage');
+  const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
+  const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true });
+  const api = startApp('api', { PORT: '0', HARK_STORAGE_DIR: storage, HARK_REDIS_PREFIX: 'hark-bench-up' });
+  try {
+    const port = (await api.waitForLog('api listening')).port as number;
+    const chunk = randomBytes(CHUNK);
+    const base = `http://127.0.0.1:${port}/v1/uploads`;
+    const created = await fetch(base, { method: 'POST', headers: acct.auth });
+    const id = ((await created.json()) as { data: { id: string } }).data.id;
+    const t0 = process.hrtime.bigint();
+    for (let off = 0; off < TOTAL; off += CHUNK) {
+      const res = await fetch(`${base}/${id}`, { method: 'PUT', headers: acct.auth, body: chunk });
+      if (res.status !== 200) throw new Error(`PUT answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+    const hark = TOTAL / MiB / (Number(process.hrtime.bigint() - t0) / 1e9);
+    const rss = await peakRssMb(api.child.pid!);
+    const disk = await baseline(dir, chunk);
+    await rm(path.join(storage, id), { force: true });
+    console.log(`upload ${TOTAL / MiB} MiB in ${CHUNK / MiB} MiB chunks over loopback`);
+    console.log(`  hark API:            ${hark.toFixed(1)} MB/s`);
+    console.log(`  fsync'ed disk write: ${disk.toFixed(1)} MB/s`);
+    console.log(`  ratio:               ${(hark / disk).toFixed(2)} (target >= 0.5)`);
+    console.log(`  API peak RSS:        ${rss.toFixed(0)} MB (target < 200 MB)`);
+  } finally {
+    api.kill('SIGTERM');
+    await api.exited;
+    await db.$disconnect();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
