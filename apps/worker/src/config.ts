@@ -53,6 +53,10 @@ export interface WorkerConfig extends CommonConfig {
   sweepIntervalMs: number;
   /** `HARK_UPLOAD_TTL_HOURS`: uploads no transcript uses are removed after this. Default 24. */
   uploadTtlHours: number;
+  /** `HARK_MAX_PROCESSING_MS`: a transcript still processing after this fails `engine_failed`. Default 24 h. */
+  maxProcessingMs: number;
+  /** `HARK_RECONCILE_GRACE_MS`: processing transcripts younger than this are not checked for a job. Default 60 000. */
+  reconcileGraceMs: number;
   /** `HARK_DB_POOL_SIZE`. Default: concurrency + 3 (jobs, sweeps, the failure listener). */
   dbPoolSize: number;
 }
@@ -91,6 +95,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0),
     uploadTtlHours: int(env, 'HARK_UPLOAD_TTL_HOURS', 24, 1),
+    maxProcessingMs: int(env, 'HARK_MAX_PROCESSING_MS', 24 * 3600_000, 1000),
+    reconcileGraceMs: int(env, 'HARK_RECONCILE_GRACE_MS', 60_000, 0),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', concurrency + 3, 2),
   };
 }

@@ -7,3 +7,4 @@ export { withSweepLock, sweepLockKey } from './sweepers/sweep-lock';
 export { TranscriptFailure, toFailure, type FailureCode } from './failures';
 export { buildContent, utterancesFromWords, UTTERANCE_PAUSE_SECONDS } from './transcript-content';
 export { createLogger } from './logger';
+export { reconcile, type ReconcileDeps } from './sweepers/reconciler.sweeper';

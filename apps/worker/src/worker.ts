@@ -18,6 +18,7 @@ import { ActiveJobs } from './active-jobs';
 import { announceFinished } from './completion';
 import type { WorkerConfig } from './config';
 import type { Engine, SpeakerDiarizer } from './pipeline';
+import { reconcile } from './sweepers/reconciler.sweeper';
 import { sweepRetention } from './sweepers/retention.sweeper';
 import { startSweeps } from './sweepers/sweep-scheduler';
 import { sweepUploads } from './sweepers/upload.sweeper';
@@ -72,6 +73,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const webhookQueue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
   const announce = { redis, redisPrefix: config.redisPrefix, webhookQueue };
+  const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
   const handler = createTranscribeHandler({
     db,
     active,
@@ -136,6 +138,19 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           redisPrefix: config.redisPrefix,
           log: logger,
           sweeps: [
+            {
+              name: 'reconcile',
+              run: async () => ({
+                ...(await reconcile({
+                  db,
+                  queue: transcribeQueue,
+                  announce: (id, url) => announceFinished(announce, id, url),
+                  stop: async (id) => void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
+                  maxProcessingMs: config.maxProcessingMs,
+                  graceMs: config.reconcileGraceMs,
+                })),
+              }),
+            },
             { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs })) }) },
             {
               name: 'uploads',
@@ -165,7 +180,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // would wait for forever.
       if (!(await active.allRecorded(5000))) logger.warn('closing before BullMQ recorded every result');
       await worker.close(true);
-      await Promise.allSettled([webhookQueue.close(), subscriber.quit(), diarizer.close?.()]);
+      await Promise.allSettled([webhookQueue.close(), transcribeQueue.close(), subscriber.quit(), diarizer.close?.()]);
       return { handedBack };
     },
   };
