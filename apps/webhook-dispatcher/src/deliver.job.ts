@@ -1,11 +1,10 @@
 import { newId } from '@hark/core';
-import type { WebhookDelivery } from '@hark/db';
 import type { GuardedClient } from '@hark/http';
 import type { WebhookJob, WebhookJobResult } from '@hark/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WebhookScheduleConfig } from './config';
-import type { DeliveryStore } from './delivery-store';
+import { type AttemptSummary, type DeliveryStore, automaticSlot } from './delivery-store';
 import { type Notice, loadNotice } from './notice';
 import { delayBefore } from './schedule';
 import { sendNotice } from './send-notice';
@@ -60,7 +59,8 @@ export function createDeliverHandler(deps: DeliverDeps) {
   }
 
   async function automatic(transcriptId: string, slot: number, log: Logger): Promise<WebhookJobResult> {
-    const earlier = await store.automaticAttempt(transcriptId, slot);
+    const history = await store.attempts(transcriptId);
+    const earlier = automaticSlot(history, slot);
     if (earlier) {
       log.info('attempt already recorded; not sending again');
       await scheduleAfter(transcriptId, slot, earlier.delivered, log);
@@ -68,12 +68,12 @@ export function createDeliverHandler(deps: DeliverDeps) {
     }
     const notice = await deps.loadNotice(transcriptId);
     if (typeof notice === 'string') return skipped(notice, log);
-    if (await store.acknowledged(transcriptId)) return skipped('acknowledged', log);
+    if (history.some((a) => a.delivered)) return skipped('acknowledged', log);
     const result = await send(notice, log);
     const row =
       (await store.record({ ...result, id: newId('whd'), transcriptId, url: notice.url, manual: false, slot })) ??
       // A concurrent run of this job recorded the slot first; its record stands.
-      (await store.automaticAttempt(transcriptId, slot));
+      automaticSlot(await store.attempts(transcriptId), slot);
     if (!row) throw new Error(`automatic attempt ${slot} of ${transcriptId} vanished`);
     await scheduleAfter(transcriptId, slot, row.delivered, log);
     return recorded(row, true);
@@ -113,7 +113,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
   };
 }
 
-function recorded(row: WebhookDelivery, sent: boolean): WebhookJobResult {
+function recorded(row: AttemptSummary, sent: boolean): WebhookJobResult {
   return { status: 'recorded', deliveryId: row.id, attempt: row.attempt, delivered: row.delivered, sent };
 }
 

@@ -1,5 +1,7 @@
 import type { Db, WebhookDelivery } from '@hark/db';
 
+export type AttemptSummary = Pick<WebhookDelivery, 'id' | 'attempt' | 'delivered' | 'manual'>;
+
 /** What one send produced, as stored on its delivery record. */
 export interface AttemptResult {
   /** When the attempt started (the record's `createdAt`). */
@@ -23,6 +25,11 @@ export interface RecordInput extends AttemptResult {
   slot: number | null;
 }
 
+/** The record of automatic slot `slot` (1-based) among a transcript's attempts, if any. */
+export function automaticSlot(attempts: readonly AttemptSummary[], slot: number): AttemptSummary | undefined {
+  return attempts.filter((a) => !a.manual)[slot - 1];
+}
+
 /**
  * Delivery records in Postgres. Attempt numbers count automatic and manual attempts together
  * (a replay continues the count), so a number is handed out only when an attempt is recorded,
@@ -37,22 +44,20 @@ export interface RecordInput extends AttemptResult {
 export class DeliveryStore {
   constructor(private readonly db: Db) {}
 
-  /** The record of automatic slot `slot`, if that attempt was recorded already. */
-  async automaticAttempt(transcriptId: string, slot: number): Promise<WebhookDelivery | null> {
-    return this.db.webhookDelivery.findFirst({
-      where: { transcriptId, manual: false },
+  /** Every attempt recorded for a transcript, in attempt order (a dozen rows at most, normally). */
+  attempts(transcriptId: string): Promise<AttemptSummary[]> {
+    return this.db.webhookDelivery.findMany({
+      where: { transcriptId },
+      select: { id: true, attempt: true, delivered: true, manual: true },
       orderBy: { attempt: 'asc' },
-      skip: slot - 1,
     });
   }
 
-  byId(id: string): Promise<WebhookDelivery | null> {
-    return this.db.webhookDelivery.findUnique({ where: { id } });
-  }
-
-  /** Whether any attempt (automatic or manual) was acknowledged with a 2xx. */
-  async acknowledged(transcriptId: string): Promise<boolean> {
-    return (await this.db.webhookDelivery.count({ where: { transcriptId, delivered: true } })) > 0;
+  byId(id: string): Promise<AttemptSummary | null> {
+    return this.db.webhookDelivery.findUnique({
+      where: { id },
+      select: { id: true, attempt: true, delivered: true, manual: true },
+    });
   }
 
   /**

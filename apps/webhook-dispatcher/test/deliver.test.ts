@@ -249,3 +249,14 @@ it('a replay continues the count; once one is acknowledged, the automatic schedu
   expect((await h.deliveries(id)).map((r) => [r.attempt, r.manual, r.delivered])).toEqual([[1, false, false], [2, true, true]]);
   expect(rx.requests.map((r) => r.headers['hark-delivery-id'])).toEqual([`whd_${id}`, `whd_${id}`]);
 });
+
+it('with ALLOW_PRIVATE_URLS off (production), a webhookUrl resolving to loopback is refused at connect time', async () => {
+  await h.start({ ...ONCE, ALLOW_PRIVATE_URLS: 'false' });
+  const rx = await receiver();
+  // A host name, not an IP literal: the refusal comes from the DNS answer checked when connecting.
+  const id = await h.transcript(rx.url.replace('127.0.0.1', 'localhost'));
+  await h.finish(id);
+  const [record] = await deliveriesCount(id, 1);
+  expect(record).toMatchObject({ attempt: 1, delivered: false, statusCode: null, error: 'blocked_address', responsePreview: null });
+  expect(rx.requests).toHaveLength(0);
+});
