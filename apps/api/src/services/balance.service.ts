@@ -12,13 +12,15 @@ export class BalanceService {
   constructor(private readonly db: Db) {}
 
   async get(accountId: string): Promise<BalanceView> {
-    const a = await this.db.account.findUnique({ where: { id: accountId }, select: { total: true, reserved: true } });
+    const rows = await this.db.$queryRaw<{ total: string; reserved: string; available: string }[]>`
+      SELECT total::text, reserved::text, (total - reserved)::text AS available FROM accounts WHERE id = ${accountId}`;
+    const a = rows[0];
     if (!a) throw new HarkError('invalid_api_key');
     return {
       currency: 'USD',
       total: moneyToJson(a.total),
       reserved: moneyToJson(a.reserved),
-      available: moneyToJson(a.total.minus(a.reserved)),
+      available: moneyToJson(a.available),
     };
   }
 }

@@ -299,7 +299,8 @@ async function claimIdempotencyKey(tx: Prisma.TransactionClient, accountId: stri
   if (!prior.transcriptId || (prior.statusCode !== 200 && prior.statusCode !== 201)) {
     throw new Error('idempotency record without a result'); // cannot happen: written in the same transaction
   }
-  return { transcriptId: prior.transcriptId, status: prior.statusCode };
+  const status: 200 | 201 = prior.statusCode === 200 ? 200 : 201;
+  return { transcriptId: prior.transcriptId, status };
 }
 
 /** "Same body" = same parsed fields, whatever the content type (JSON, form, multipart). */

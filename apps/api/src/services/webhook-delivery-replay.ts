@@ -44,7 +44,7 @@ export class WebhookReplayQueue {
         { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: newId('whd') },
       );
       try {
-        return (await job.waitUntilFinished(events, this.timeoutMs)) as WebhookJobResult;
+        return (await job.waitUntilFinished(events, this.timeoutMs));
       } catch (error) {
         // No dispatcher took it in time (or it failed): take it back while it is still waiting,
         // so a caller told to retry does not also get a late send. Removing an active job is
