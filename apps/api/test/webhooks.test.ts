@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, bullPrefix, webhookJobId, workerConnection } from '@hark/queue';
+import {
+  QUEUES,
+  WEBHOOK_JOB_OPTIONS,
+  type WebhookJob,
+  bullPrefix,
+  webhookJobId,
+  workerConnection,
+} from '@hark/queue';
 import { type TestAccount, createTestAccount, waitFor } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import { Queue } from 'bullmq';
@@ -18,7 +25,19 @@ import { envelope, startTestApi, type TestApi } from './helpers';
 
 jest.setTimeout(30_000);
 
-const RECORD_KEYS = ['id', 'transcriptId', 'url', 'attempt', 'delivered', 'statusCode', 'error', 'responsePreview', 'durationMs', 'manual', 'createdAt'];
+const RECORD_KEYS = [
+  'id',
+  'transcriptId',
+  'url',
+  'attempt',
+  'delivered',
+  'statusCode',
+  'error',
+  'responsePreview',
+  'durationMs',
+  'manual',
+  'createdAt',
+];
 
 let api: TestApi;
 let acct: TestAccount;
@@ -40,8 +59,16 @@ beforeAll(async () => {
     HARK_WEBHOOK_SCHEDULE_MS: '0,1000,1000',
     HARK_WEBHOOK_TIMEOUT_MS: '2000',
   });
-  dispatcher = await startDispatcher({ config, db: api.db, redis: workerRedis, logger: pino({ level: 'silent' }) });
-  webhookQueue = new Queue(QUEUES.webhook, { connection: workerRedis, prefix: bullPrefix(api.deps.config.redisPrefix) });
+  dispatcher = await startDispatcher({
+    config,
+    db: api.db,
+    redis: workerRedis,
+    logger: pino({ level: 'silent' }),
+  });
+  webhookQueue = new Queue(QUEUES.webhook, {
+    connection: workerRedis,
+    prefix: bullPrefix(api.deps.config.redisPrefix),
+  });
   rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope' }));
 });
 afterAll(async () => {
@@ -55,8 +82,15 @@ beforeEach(() => {
   status = 200;
 });
 
-async function create(body: Record<string, unknown> = { webhookUrl: rx.url }, a: TestAccount = acct): Promise<string> {
-  const res = await request(api.app).post('/v1/transcripts').set(a.auth).send({ url: 'https://e.com/a.wav', ...body }).expect(201);
+async function create(
+  body: Record<string, unknown> = { webhookUrl: rx.url },
+  a: TestAccount = acct,
+): Promise<string> {
+  const res = await request(api.app)
+    .post('/v1/transcripts')
+    .set(a.auth)
+    .send({ url: 'https://e.com/a.wav', ...body })
+    .expect(201);
   return res.body.data.id as string;
 }
 
@@ -72,17 +106,29 @@ async function finish(id: string, how: 'done' | 'failed' = 'done', announce = tr
       content: { text: 'hi', words: [], utterances: [], diarizationSegments: null },
     });
   }
-  if (announce) await webhookQueue.add(QUEUES.webhook, { transcriptId: id, attempt: 1 }, { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) });
+  if (announce)
+    await webhookQueue.add(
+      QUEUES.webhook,
+      { transcriptId: id, attempt: 1 },
+      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) },
+    );
 }
 
-const history = async (id: string) => (await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200)).body.data as Record<string, unknown>[];
-const historyOf = (id: string, n: number) => waitFor(async () => ((await history(id)).length >= n ? history(id) : null), { message: `${n} deliveries` });
-const replay = (id: string, a: TestAccount = acct) => request(api.app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(a.auth);
+const history = async (id: string) =>
+  (await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200)).body
+    .data as Record<string, unknown>[];
+const historyOf = (id: string, n: number) =>
+  waitFor(async () => ((await history(id)).length >= n ? history(id) : null), { message: `${n} deliveries` });
+const replay = (id: string, a: TestAccount = acct) =>
+  request(api.app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(a.auth);
 
 describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
   it('every attempt, oldest first, with exactly the record fields; [] before any', async () => {
     const id = await create();
-    const empty = await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200);
+    const empty = await request(api.app)
+      .get(`/v1/transcripts/${id}/webhook-deliveries`)
+      .set(acct.auth)
+      .expect(200);
     expect(empty.body).toEqual({ data: [] });
     expect(empty.headers['ratelimit-limit']).toBe('1200');
 
@@ -93,10 +139,36 @@ describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
     const data = await historyOf(id, 2);
     for (const d of data) expect(Object.keys(d)).toEqual(RECORD_KEYS);
     expect(data).toEqual([
-      { id: expect.stringMatching(/^whd_/), transcriptId: id, url: rx.url, attempt: 1, delivered: false, statusCode: 500, error: null, responsePreview: 'nope', durationMs: expect.any(Number), manual: false, createdAt: expect.any(String) },
-      { id: expect.stringMatching(/^whd_/), transcriptId: id, url: rx.url, attempt: 2, delivered: true, statusCode: 200, error: null, responsePreview: 'ok', durationMs: expect.any(Number), manual: false, createdAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^whd_/),
+        transcriptId: id,
+        url: rx.url,
+        attempt: 1,
+        delivered: false,
+        statusCode: 500,
+        error: null,
+        responsePreview: 'nope',
+        durationMs: expect.any(Number),
+        manual: false,
+        createdAt: expect.any(String),
+      },
+      {
+        id: expect.stringMatching(/^whd_/),
+        transcriptId: id,
+        url: rx.url,
+        attempt: 2,
+        delivered: true,
+        statusCode: 200,
+        error: null,
+        responsePreview: 'ok',
+        durationMs: expect.any(Number),
+        manual: false,
+        createdAt: expect.any(String),
+      },
     ]);
-    expect(Date.parse(data[1]!.createdAt as string)).toBeGreaterThan(Date.parse(data[0]!.createdAt as string));
+    expect(Date.parse(data[1]!.createdAt as string)).toBeGreaterThan(
+      Date.parse(data[0]!.createdAt as string),
+    );
   });
 });
 
@@ -111,9 +183,22 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     const first = await replay(id).expect(201);
     expect(first.headers['ratelimit-limit']).toBe('1200');
     expect(Object.keys(first.body.data)).toEqual(RECORD_KEYS);
-    expect(first.body.data).toMatchObject({ transcriptId: id, url: rx.url, attempt: 2, manual: true, delivered: false, statusCode: 500, responsePreview: 'nope' });
+    expect(first.body.data).toMatchObject({
+      transcriptId: id,
+      url: rx.url,
+      attempt: 2,
+      manual: true,
+      delivered: false,
+      statusCode: 500,
+      responsePreview: 'nope',
+    });
     const all = await historyOf(id, 4);
-    expect(all.map((d) => [d.attempt, d.manual])).toEqual([[1, false], [2, true], [3, false], [4, false]]);
+    expect(all.map((d) => [d.attempt, d.manual])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+      [4, false],
+    ]);
     expect(all[1]).toEqual(first.body.data);
     // Three automatic attempts in all (the failed replay added none), then the schedule ended.
     await waitFor(async () => (await webhookQueue.getJobState(webhookJobId(id, 3))) === 'completed');
@@ -121,13 +206,24 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
 
     status = 200;
     const second = await replay(id).expect(201);
-    expect(second.body.data).toMatchObject({ attempt: 5, manual: true, delivered: true, statusCode: 200, error: null, responsePreview: 'ok' });
+    expect(second.body.data).toMatchObject({
+      attempt: 5,
+      manual: true,
+      delivered: true,
+      statusCode: 200,
+      error: null,
+      responsePreview: 'ok',
+    });
     expect((await history(id)).map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5]);
 
     const sent = rx.requests.filter((r) => r.headers['hark-delivery-id'] === `whd_${id}`);
     expect(sent).toHaveLength(5);
     expect(sent.every((r) => signatureValid(r, acct.apiKey).valid)).toBe(true);
-    expect(JSON.parse(sent[4]!.body)).toMatchObject({ id, status: 'failed', error: { code: 'audio_invalid' } });
+    expect(JSON.parse(sent[4]!.body)).toMatchObject({
+      id,
+      status: 'failed',
+      error: { code: 'audio_invalid' },
+    });
   });
 
   it('409 no_webhook without webhookUrl, while processing, and for canceled transcripts', async () => {
@@ -141,7 +237,9 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
       expect(res.body).toEqual(envelope('no_webhook', false));
       expect(await history(id)).toEqual([]);
     }
-    expect(rx.requests.filter((r) => [bare, processing, canceled].some((id) => r.body.includes(id)))).toEqual([]);
+    expect(rx.requests.filter((r) => [bare, processing, canceled].some((id) => r.body.includes(id)))).toEqual(
+      [],
+    );
   });
 
   it('404 not_found on both routes: unknown id, another account, deleted', async () => {
@@ -153,8 +251,15 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     await finish(deleted);
     await historyOf(deleted, 1);
     await request(api.app).delete(`/v1/transcripts/${deleted}`).set(acct.auth).expect(200);
-    for (const [a, target] of [[other, id], [acct, 'tr_unknown'], [acct, deleted]] as const) {
-      const get = await request(api.app).get(`/v1/transcripts/${target}/webhook-deliveries`).set(a.auth).expect(404);
+    for (const [a, target] of [
+      [other, id],
+      [acct, 'tr_unknown'],
+      [acct, deleted],
+    ] as const) {
+      const get = await request(api.app)
+        .get(`/v1/transcripts/${target}/webhook-deliveries`)
+        .set(a.auth)
+        .expect(404);
       expect(get.body).toEqual(envelope('not_found', false));
       const post = await replay(target, a).expect(404);
       expect(post.body).toEqual(envelope('not_found', false));
@@ -169,14 +274,24 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     const app = express()
       .use(requestContext(pino({ level: 'silent' })))
       .use(authenticate(deps, async () => undefined))
-      .use('/v1', webhookRoutes(deps, () => pass, { replayTimeoutMs: 300 }))
+      .use(
+        '/v1',
+        webhookRoutes(deps, () => pass, { replayTimeoutMs: 300 }),
+      )
       .use(errorHandler);
     const id = await create();
     await finish(id, 'done', false);
-    const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(500);
+    const res = await request(app)
+      .post(`/v1/transcripts/${id}/webhook-deliveries`)
+      .set(acct.auth)
+      .expect(500);
     expect(res.body).toEqual(envelope('internal', true));
     const orphan = new Queue(QUEUES.webhook, { connection: workerRedis, prefix: bullPrefix(prefix) });
-    expect(await orphan.getJobCounts('wait', 'delayed', 'active')).toEqual({ wait: 0, delayed: 0, active: 0 });
+    expect(await orphan.getJobCounts('wait', 'delayed', 'active')).toEqual({
+      wait: 0,
+      delayed: 0,
+      active: 0,
+    });
     await orphan.obliterate({ force: true });
     await orphan.close();
     expect(await history(id)).toEqual([]);

@@ -67,7 +67,9 @@ function parseSchedule(raw: string | undefined): readonly number[] {
   if (raw === undefined) return webhookSchedule.delaysMs;
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
-    throw new ConfigError(`HARK_WEBHOOK_SCHEDULE_MS must be comma-separated whole milliseconds, got "${raw}"`);
+    throw new ConfigError(
+      `HARK_WEBHOOK_SCHEDULE_MS must be comma-separated whole milliseconds, got "${raw}"`,
+    );
   }
   return parts.map(Number);
 }

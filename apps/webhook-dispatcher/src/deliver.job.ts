@@ -71,7 +71,14 @@ export function createDeliverHandler(deps: DeliverDeps) {
     if (history.some((a) => a.delivered)) return skipped('acknowledged', log);
     const result = await send(notice, log);
     const row =
-      (await store.record({ ...result, id: newId('whd'), transcriptId, url: notice.url, manual: false, slot })) ??
+      (await store.record({
+        ...result,
+        id: newId('whd'),
+        transcriptId,
+        url: notice.url,
+        manual: false,
+        slot,
+      })) ??
       // A concurrent run of this job recorded the slot first; its record stands.
       automaticSlot(await store.attempts(transcriptId), slot);
     if (!row) throw new Error(`automatic attempt ${slot} of ${transcriptId} vanished`);
@@ -117,7 +124,10 @@ function recorded(row: AttemptSummary, sent: boolean): WebhookJobResult {
   return { status: 'recorded', deliveryId: row.id, attempt: row.attempt, delivered: row.delivered, sent };
 }
 
-function skipped(reason: Exclude<WebhookJobResult, { status: 'recorded' }>['reason'], log: Logger): WebhookJobResult {
+function skipped(
+  reason: Exclude<WebhookJobResult, { status: 'recorded' }>['reason'],
+  log: Logger,
+): WebhookJobResult {
   log.info({ reason }, 'notice not sent');
   return { status: 'skipped', reason };
 }

@@ -1,6 +1,13 @@
 import type { Db } from '@hark/db';
 import { type GuardedClient, createGuardedClient } from '@hark/http';
-import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, type WebhookJobResult, bullPrefix, webhookJobId } from '@hark/queue';
+import {
+  QUEUES,
+  WEBHOOK_JOB_OPTIONS,
+  type WebhookJob,
+  type WebhookJobResult,
+  bullPrefix,
+  webhookJobId,
+} from '@hark/queue';
 import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -70,9 +77,14 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     maxStalledCount: config.queue.maxStalledCount,
   });
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) => logger.warn({ jobId }, 'attempt stalled (its dispatcher died); re-running'));
+  worker.on('stalled', (jobId) =>
+    logger.warn({ jobId }, 'attempt stalled (its dispatcher died); re-running'),
+  );
   worker.on('failed', (job, err) =>
-    logger.error({ jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message }, 'attempt failed'),
+    logger.error(
+      { jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message },
+      'attempt failed',
+    ),
   );
   await worker.waitUntilReady();
 

@@ -1,7 +1,18 @@
-export { loadDispatcherConfig, type DispatcherConfig, type DispatcherQueueTuning, type WebhookScheduleConfig } from './config';
+export {
+  loadDispatcherConfig,
+  type DispatcherConfig,
+  type DispatcherQueueTuning,
+  type WebhookScheduleConfig,
+} from './config';
 export { startDispatcher, type DispatcherDeps, type RunningDispatcher } from './dispatcher';
 export { createDeliverHandler, type DeliverDeps } from './deliver.job';
-export { DeliveryStore, automaticSlot, type AttemptResult, type AttemptSummary, type RecordInput } from './delivery-store';
+export {
+  DeliveryStore,
+  automaticSlot,
+  type AttemptResult,
+  type AttemptSummary,
+  type RecordInput,
+} from './delivery-store';
 export { deliveryIdFor, loadNotice, type Notice } from './notice';
 export { sendNotice } from './send-notice';
 export { delayBefore } from './schedule';

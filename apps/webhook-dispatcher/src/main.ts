@@ -15,7 +15,11 @@ async function main(): Promise<void> {
   await db.$queryRaw`SELECT 1`;
   const running = await startDispatcher({ config, db, redis, logger });
   logger.info(
-    { concurrency: config.queue.concurrency, timeoutMs: config.timeoutMs, timeScale: config.schedule.timeScale },
+    {
+      concurrency: config.queue.concurrency,
+      timeoutMs: config.timeoutMs,
+      timeScale: config.schedule.timeScale,
+    },
     'dispatcher ready',
   );
 
@@ -39,7 +43,12 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(
-    JSON.stringify({ level: 'fatal', app: 'webhook-dispatcher', msg: 'dispatcher failed to start', err: (err as Error).message }),
+    JSON.stringify({
+      level: 'fatal',
+      app: 'webhook-dispatcher',
+      msg: 'dispatcher failed to start',
+      err: (err as Error).message,
+    }),
   );
   process.exit(1);
 });

@@ -20,13 +20,23 @@ describe('delayBefore', () => {
   });
 
   it('HARK_WEBHOOK_SCHEDULE_MS replaces the schedule; its length is the attempt count', () => {
-    const { schedule } = loadDispatcherConfig({ ...base, HARK_WEBHOOK_SCHEDULE_MS: '0, 100,250', HARK_WEBHOOK_TIME_SCALE: '2' });
+    const { schedule } = loadDispatcherConfig({
+      ...base,
+      HARK_WEBHOOK_SCHEDULE_MS: '0, 100,250',
+      HARK_WEBHOOK_TIME_SCALE: '2',
+    });
     expect([1, 2, 3, 4].map((a) => delayBefore(schedule, a))).toEqual([0, 200, 500, null]);
   });
 
   it('a bad variable fails at boot, naming it', () => {
-    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_SCHEDULE_MS: '0,1s' })).toThrow(/HARK_WEBHOOK_SCHEDULE_MS/);
-    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_TIME_SCALE: '-1' })).toThrow(/HARK_WEBHOOK_TIME_SCALE/);
-    expect(() => loadDispatcherConfig({ ...base, HARK_DISPATCHER_CONCURRENCY: '0' })).toThrow(/HARK_DISPATCHER_CONCURRENCY/);
+    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_SCHEDULE_MS: '0,1s' })).toThrow(
+      /HARK_WEBHOOK_SCHEDULE_MS/,
+    );
+    expect(() => loadDispatcherConfig({ ...base, HARK_WEBHOOK_TIME_SCALE: '-1' })).toThrow(
+      /HARK_WEBHOOK_TIME_SCALE/,
+    );
+    expect(() => loadDispatcherConfig({ ...base, HARK_DISPATCHER_CONCURRENCY: '0' })).toThrow(
+      /HARK_DISPATCHER_CONCURRENCY/,
+    );
   });
 });

@@ -8,7 +8,8 @@ import type { WebhookScheduleConfig } from './config';
  */
 export function delayBefore(schedule: WebhookScheduleConfig, attempt: number): number | null {
   if (schedule.delaysMs === webhookSchedule.delaysMs) return delayBeforeAttempt(attempt, schedule.timeScale);
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be an integer >= 1, got ${attempt}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be an integer >= 1, got ${attempt}`);
   const delay = schedule.delaysMs[attempt - 1];
   return delay === undefined ? null : Math.round(delay * schedule.timeScale);
 }

@@ -4,7 +4,14 @@ import { waitFor } from '@hark/testing';
 import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
 import { webhookSchedule } from '@hark/webhooks';
 import { DeliveryStore, type RecordInput } from '../src/delivery-store';
-import { type Harness, type Receiver, type Reply, createHarness, signatureValid, startReceiver } from './dispatcher-env';
+import {
+  type Harness,
+  type Receiver,
+  type Reply,
+  createHarness,
+  signatureValid,
+  startReceiver,
+} from './dispatcher-env';
 
 // The dispatcher in-process on real Postgres and Redis, sending to real receivers on 127.0.0.1
 // (ALLOW_PRIVATE_URLS=true). Each test starts its own dispatcher with the settings it needs.
@@ -32,7 +39,10 @@ async function receiver(reply?: (i: number) => Reply): Promise<Receiver> {
 }
 
 const deliveriesCount = (id: string, n: number, timeout = 15_000) =>
-  waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), { timeout, message: `${n} deliveries` });
+  waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), {
+    timeout,
+    message: `${n} deliveries`,
+  });
 
 /** The result the webhook job for `jobId` finished with. */
 const jobResult = (jobId: string) =>
@@ -48,7 +58,13 @@ it('done: one signed notice with the decided headers; the body is the bare list 
   await h.enqueueAttempt(id, 1); // the worker announcing twice collapses on the job id
   const [req] = await rx.received(1);
   const [record] = await deliveriesCount(id, 1);
-  expect(await jobResult(webhookJobId(id, 1))).toEqual({ status: 'recorded', deliveryId: record!.id, attempt: 1, delivered: true, sent: true });
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({
+    status: 'recorded',
+    deliveryId: record!.id,
+    attempt: 1,
+    delivered: true,
+    sent: true,
+  });
 
   expect(req!.method).toBe('POST');
   expect(req!.path).toBe('/hook?team=qa');
@@ -62,8 +78,17 @@ it('done: one signed notice with the decided headers; the body is the bare list 
   const body = JSON.parse(req!.body) as Record<string, unknown>;
   const row = await h.db.transcript.findUniqueOrThrow({ where: { id }, select: TRANSCRIPT_SELECT });
   expect(body).toEqual(JSON.parse(JSON.stringify(transcriptListItem(row))));
-  expect(body).toMatchObject({ id, status: 'done', cost: 0.12, durationSeconds: 12, externalId: 'ext-1', metadata: { team: 'qa' }, error: null });
-  for (const key of ['text', 'words', 'utterances', 'diarizationSegments', 'data', 'webhookUrl']) expect(body).not.toHaveProperty(key);
+  expect(body).toMatchObject({
+    id,
+    status: 'done',
+    cost: 0.12,
+    durationSeconds: 12,
+    externalId: 'ext-1',
+    metadata: { team: 'qa' },
+    error: null,
+  });
+  for (const key of ['text', 'words', 'utterances', 'diarizationSegments', 'data', 'webhookUrl'])
+    expect(body).not.toHaveProperty(key);
   expect(req!.body).not.toContain('secret words');
 
   expect(record).toEqual({
@@ -100,8 +125,24 @@ it('failed: 500 then 200 makes two records; same delivery id, fresh t and signat
     cost: 0,
     error: { code: 'audio_invalid', message: 'The audio could not be decoded.' },
   });
-  expect(records.map(({ attempt, delivered, statusCode, error, responsePreview, manual }) => ({ attempt, delivered, statusCode, error, responsePreview, manual }))).toEqual([
-    { attempt: 1, delivered: false, statusCode: 500, error: null, responsePreview: '{"error":"down"}', manual: false },
+  expect(
+    records.map(({ attempt, delivered, statusCode, error, responsePreview, manual }) => ({
+      attempt,
+      delivered,
+      statusCode,
+      error,
+      responsePreview,
+      manual,
+    })),
+  ).toEqual([
+    {
+      attempt: 1,
+      delivered: false,
+      statusCode: 500,
+      error: null,
+      responsePreview: '{"error":"down"}',
+      manual: false,
+    },
     { attempt: 2, delivered: true, statusCode: 204, error: null, responsePreview: '', manual: false },
   ]);
   expect(records[1]!.createdAt.getTime()).toBeGreaterThan(records[0]!.createdAt.getTime());
@@ -113,7 +154,13 @@ it('a 302 is not delivered and not followed', async () => {
   const id = await h.transcript(rx.url);
   await h.finish(id);
   const [record] = await deliveriesCount(id, 1);
-  expect(record).toMatchObject({ attempt: 1, delivered: false, statusCode: 302, error: null, responsePreview: 'moved' });
+  expect(record).toMatchObject({
+    attempt: 1,
+    delivered: false,
+    statusCode: 302,
+    error: null,
+    responsePreview: 'moved',
+  });
   await jobResult(webhookJobId(id, 1));
   expect(rx.requests.map((r) => r.path)).toEqual(['/hook?team=qa']);
 });
@@ -124,7 +171,12 @@ it('a receiver that never answers is cut at HARK_WEBHOOK_TIMEOUT_MS', async () =
   const id = await h.transcript(rx.url);
   await h.finish(id);
   const [record] = await deliveriesCount(id, 1);
-  expect(record).toMatchObject({ delivered: false, statusCode: null, error: 'timeout', responsePreview: null });
+  expect(record).toMatchObject({
+    delivered: false,
+    statusCode: null,
+    error: 'timeout',
+    responsePreview: null,
+  });
   expect(record!.durationMs).toBeGreaterThanOrEqual(1000);
   expect(record!.durationMs).toBeLessThan(2500);
 });
@@ -143,13 +195,24 @@ it('the default time-out is the decided 10 s', async () => {
 it('credentials echoed by the receiver never reach responsePreview', async () => {
   await h.start(ONCE);
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
-  const echoed = [`Authorization: Bearer s3cr3tBearerValue`, `{"key":"${h.account.apiKey}","session":"${jwt}"}`, 'user=ann&password=hunter2'].join('\n');
+  const echoed = [
+    `Authorization: Bearer s3cr3tBearerValue`,
+    `{"key":"${h.account.apiKey}","session":"${jwt}"}`,
+    'user=ann&password=hunter2',
+  ].join('\n');
   const rx = await receiver(() => ({ status: 400, body: echoed }));
   const id = await h.transcript(rx.url);
   await h.finish(id);
   const [record] = await deliveriesCount(id, 1);
   const preview = record!.responsePreview!;
-  for (const secret of ['s3cr3tBearerValue', h.account.apiKey, h.account.apiKey.slice(3, 20), jwt, jwt.split('.')[1]!, 'hunter2']) {
+  for (const secret of [
+    's3cr3tBearerValue',
+    h.account.apiKey,
+    h.account.apiKey.slice(3, 20),
+    jwt,
+    jwt.split('.')[1]!,
+    'hunter2',
+  ]) {
     expect(preview).not.toContain(secret);
   }
   expect(preview).toContain('[REDACTED]');
@@ -185,13 +248,19 @@ it('the decided schedule, time-scaled: 11 automatic attempts at the scheduled ga
   const id = await h.transcript(rx.url);
   await h.finish(id);
   const records = await deliveriesCount(id, 11, 30_000);
-  expect(await jobResult(webhookJobId(id, 11))).toMatchObject({ status: 'recorded', attempt: 11, delivered: false });
+  expect(await jobResult(webhookJobId(id, 11))).toMatchObject({
+    status: 'recorded',
+    attempt: 11,
+    delivered: false,
+  });
 
   expect(records.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   expect(records.every((r) => !r.manual && !r.delivered && r.statusCode === 503)).toBe(true);
   expect(new Set(rx.requests.map((r) => r.headers['hark-delivery-id']))).toEqual(new Set([`whd_${id}`]));
   for (let i = 1; i < 11; i++) {
-    expect(rx.requests[i]!.at - rx.requests[i - 1]!.at).toBeGreaterThanOrEqual(Math.round(webhookSchedule.delaysMs[i]! * scale));
+    expect(rx.requests[i]!.at - rx.requests[i - 1]!.at).toBeGreaterThanOrEqual(
+      Math.round(webhookSchedule.delaysMs[i]! * scale),
+    );
   }
   expect(await h.queue.getJob(webhookJobId(id, 12))).toBeUndefined();
   expect(rx.requests).toHaveLength(11);
@@ -204,16 +273,34 @@ it('a re-run that finds its attempt recorded sends nothing again and still queue
   await h.finish(id, 'done', false);
   // As if a dispatcher sent attempt 1, recorded it, and died before queueing attempt 2.
   const crashed: RecordInput = {
-    id: newId('whd'), transcriptId: id, url: rx.url, manual: false, slot: 1,
-    startedAt: new Date(), delivered: false, statusCode: 500, error: null, responsePreview: null, durationMs: 3,
+    id: newId('whd'),
+    transcriptId: id,
+    url: rx.url,
+    manual: false,
+    slot: 1,
+    startedAt: new Date(),
+    delivered: false,
+    statusCode: 500,
+    error: null,
+    responsePreview: null,
+    durationMs: 3,
   };
   expect(await new DeliveryStore(h.db).record(crashed)).not.toBeNull();
   expect(await new DeliveryStore(h.db).record({ ...crashed, id: newId('whd') })).toBeNull(); // one record per slot
   await h.enqueueAttempt(id, 1);
 
-  expect(await jobResult(webhookJobId(id, 1))).toEqual({ status: 'recorded', deliveryId: crashed.id, attempt: 1, delivered: false, sent: false });
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({
+    status: 'recorded',
+    deliveryId: crashed.id,
+    attempt: 1,
+    delivered: false,
+    sent: false,
+  });
   const records = await deliveriesCount(id, 2);
-  expect(records.map((r) => [r.attempt, r.delivered])).toEqual([[1, false], [2, true]]);
+  expect(records.map((r) => [r.attempt, r.delivered])).toEqual([
+    [1, false],
+    [2, true],
+  ]);
   expect(rx.requests).toHaveLength(1);
 });
 
@@ -232,7 +319,11 @@ it('Postgres failing after the send: the attempt is re-run (a duplicate with the
   const [a, b] = await rx.received(2, 10_000);
   expect(b!.headers['hark-delivery-id']).toBe(a!.headers['hark-delivery-id']);
   const records = await deliveriesCount(id, 1);
-  expect(await jobResult(webhookJobId(id, 1))).toMatchObject({ status: 'recorded', attempt: 1, delivered: true });
+  expect(await jobResult(webhookJobId(id, 1))).toMatchObject({
+    status: 'recorded',
+    attempt: 1,
+    delivered: true,
+  });
   expect(records.map((r) => [r.attempt, r.delivered])).toEqual([[1, true]]);
 });
 
@@ -243,10 +334,23 @@ it('a replay continues the count; once one is acknowledged, the automatic schedu
   await h.finish(id);
   await deliveriesCount(id, 1);
   const replayId = newId('whd');
-  await h.queue.add(QUEUES.webhook, { transcriptId: id, attempt: 0, manual: true }, { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: replayId });
-  expect(await jobResult(replayId)).toEqual({ status: 'recorded', deliveryId: replayId, attempt: 2, delivered: true, sent: true });
+  await h.queue.add(
+    QUEUES.webhook,
+    { transcriptId: id, attempt: 0, manual: true },
+    { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: replayId },
+  );
+  expect(await jobResult(replayId)).toEqual({
+    status: 'recorded',
+    deliveryId: replayId,
+    attempt: 2,
+    delivered: true,
+    sent: true,
+  });
   expect(await jobResult(webhookJobId(id, 2))).toEqual({ status: 'skipped', reason: 'acknowledged' });
-  expect((await h.deliveries(id)).map((r) => [r.attempt, r.manual, r.delivered])).toEqual([[1, false, false], [2, true, true]]);
+  expect((await h.deliveries(id)).map((r) => [r.attempt, r.manual, r.delivered])).toEqual([
+    [1, false, false],
+    [2, true, true],
+  ]);
   expect(rx.requests.map((r) => r.headers['hark-delivery-id'])).toEqual([`whd_${id}`, `whd_${id}`]);
 });
 
@@ -257,6 +361,12 @@ it('with ALLOW_PRIVATE_URLS off (production), a webhookUrl resolving to loopback
   const id = await h.transcript(rx.url.replace('127.0.0.1', 'localhost'));
   await h.finish(id);
   const [record] = await deliveriesCount(id, 1);
-  expect(record).toMatchObject({ attempt: 1, delivered: false, statusCode: null, error: 'blocked_address', responsePreview: null });
+  expect(record).toMatchObject({
+    attempt: 1,
+    delivered: false,
+    statusCode: null,
+    error: 'blocked_address',
+    responsePreview: null,
+  });
   expect(rx.requests).toHaveLength(0);
 });

@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { lockAccount, placeHold } from '@hark/billing';
 import { costForSeconds, newId } from '@hark/core';
 import { type Db, type WebhookDelivery, createDb } from '@hark/db';
-import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, bullPrefix, webhookJobId, workerConnection } from '@hark/queue';
+import {
+  QUEUES,
+  WEBHOOK_JOB_OPTIONS,
+  type WebhookJob,
+  bullPrefix,
+  webhookJobId,
+  workerConnection,
+} from '@hark/queue';
 import { type TestAccount, createTestAccount } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import { Queue } from 'bullmq';
@@ -50,13 +57,20 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
   const config = loadDispatcherConfig(env);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 6 });
   const redis = workerConnection(config.redisUrl);
-  const queue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix: bullPrefix(config.redisPrefix) });
+  const queue = new Queue<WebhookJob>(QUEUES.webhook, {
+    connection: redis,
+    prefix: bullPrefix(config.redisPrefix),
+  });
   const account = await createTestAccount(db, config.secret, { toppedUp: true, credits: 1000 });
   const running: RunningDispatcher[] = [];
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 
   const enqueueAttempt = async (id: string, attempt: number) => {
-    await queue.add(QUEUES.webhook, { transcriptId: id, attempt }, { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, attempt) });
+    await queue.add(
+      QUEUES.webhook,
+      { transcriptId: id, attempt },
+      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, attempt) },
+    );
   };
   return {
     env,
@@ -66,7 +80,13 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     queue,
     account,
     async start(extra = {}, deps = {}) {
-      const d = await startDispatcher({ config: loadDispatcherConfig({ ...env, ...extra }), db, redis, logger, ...deps });
+      const d = await startDispatcher({
+        config: loadDispatcherConfig({ ...env, ...extra }),
+        db,
+        redis,
+        logger,
+        ...deps,
+      });
       running.push(d);
       return d;
     },
@@ -75,7 +95,17 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
       await db.$transaction(async (tx) => {
         const acct = await lockAccount(tx, account.accountId);
         await tx.transcript.create({
-          data: { id, accountId: account.accountId, apiKeyId: account.apiKeyId, url: 'https://example.com/a.wav', webhookUrl, rate: '36', model: 'whisper-test', externalId: 'ext-1', metadata: { team: 'qa' } },
+          data: {
+            id,
+            accountId: account.accountId,
+            apiKeyId: account.apiKeyId,
+            url: 'https://example.com/a.wav',
+            webhookUrl,
+            rate: '36',
+            model: 'whisper-test',
+            externalId: 'ext-1',
+            metadata: { team: 'qa' },
+          },
         });
         const hold = await placeHold(tx, account.accountId, id, costForSeconds(60, '36'), acct.available);
         await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
@@ -89,7 +119,12 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
           language: 'en',
           model: 'whisper-test',
           speakerCount: null,
-          content: { text: 'secret words', words: [{ start: 0, end: 1, text: 'secret', speaker: null }], utterances: [], diarizationSegments: null },
+          content: {
+            text: 'secret words',
+            words: [{ start: 0, end: 1, text: 'secret', speaker: null }],
+            utterances: [],
+            diarizationSegments: null,
+          },
         });
       } else {
         await failTranscript(db, id, 'audio_invalid', 'The audio could not be decoded.');
@@ -100,7 +135,8 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
       await Promise.allSettled(running.splice(0).map((d) => d.close(0)));
     },
     enqueueAttempt,
-    deliveries: (id) => db.webhookDelivery.findMany({ where: { transcriptId: id }, orderBy: { attempt: 'asc' } }),
+    deliveries: (id) =>
+      db.webhookDelivery.findMany({ where: { transcriptId: id }, orderBy: { attempt: 'asc' } }),
     async close() {
       await Promise.allSettled(running.splice(0).map((d) => d.close(0)));
       await queue.obliterate({ force: true }).catch(() => undefined);
@@ -120,7 +156,9 @@ export interface ReceivedRequest {
 }
 
 /** An answer, optionally after `delayMs`; `'hang'` never answers. */
-export type Reply = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
+export type Reply =
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
+  | 'hang';
 
 export interface Receiver {
   url: string;
@@ -131,14 +169,22 @@ export interface Receiver {
 }
 
 /** A webhook receiver on 127.0.0.1; `reply(i)` answers the i-th request (0-based). */
-export async function startReceiver(reply: (i: number, req: ReceivedRequest) => Reply = () => ({ status: 200, body: 'ok' })): Promise<Receiver> {
+export async function startReceiver(
+  reply: (i: number, req: ReceivedRequest) => Reply = () => ({ status: 200, body: 'ok' }),
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const r: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       const i = requests.push(r) - 1;
       for (const w of waiters.filter((x) => requests.length >= x.n)) {
         waiters.splice(waiters.indexOf(w), 1);
@@ -159,7 +205,10 @@ export async function startReceiver(reply: (i: number, req: ReceivedRequest) => 
     received(n, timeoutMs = 15_000) {
       if (requests.length >= n) return Promise.resolve(requests.slice(0, n));
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${n} requests`)),
+          timeoutMs,
+        );
         waiters.push({ n, resolve: () => (clearTimeout(t), resolve(requests.slice(0, n))) });
       });
     },

@@ -1,5 +1,12 @@
 import { type AppProcess, startApp, waitFor } from '@hark/testing';
-import { type Harness, type Receiver, type Reply, createHarness, signatureValid, startReceiver } from './dispatcher-env';
+import {
+  type Harness,
+  type Receiver,
+  type Reply,
+  createHarness,
+  signatureValid,
+  startReceiver,
+} from './dispatcher-env';
 
 // The built dispatcher (apps/webhook-dispatcher/dist/main.js) as a real process: readiness log,
 // SIGTERM, and a SIGKILL in the middle of a send. Locks and the stalled check are shortened
@@ -10,7 +17,11 @@ let h: Harness;
 const processes: AppProcess[] = [];
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  h = await createHarness({ HARK_JOB_LOCK_MS: '2000', HARK_STALLED_INTERVAL_MS: '500', HARK_WEBHOOK_SCHEDULE_MS: '0,500' });
+  h = await createHarness({
+    HARK_JOB_LOCK_MS: '2000',
+    HARK_STALLED_INTERVAL_MS: '500',
+    HARK_WEBHOOK_SCHEDULE_MS: '0,500',
+  });
 });
 afterAll(async () => {
   for (const p of processes) p.kill('SIGKILL');
@@ -32,7 +43,10 @@ async function receiver(reply: (i: number) => Reply): Promise<Receiver> {
 }
 
 const records = (id: string, n: number) =>
-  waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), { timeout: 15_000, message: `${n} records` });
+  waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), {
+    timeout: 15_000,
+    message: `${n} records`,
+  });
 
 it('SIGKILL mid-send: another dispatcher re-runs the attempt; a duplicate with the same delivery id, never a lost notice', async () => {
   const first = await dispatcher();
@@ -47,7 +61,10 @@ it('SIGKILL mid-send: another dispatcher re-runs the attempt; a duplicate with t
 
   const second = await dispatcher();
   const [a, b] = await rx.received(2, 20_000);
-  expect([a!.headers['hark-delivery-id'], b!.headers['hark-delivery-id']]).toEqual([`whd_${id}`, `whd_${id}`]);
+  expect([a!.headers['hark-delivery-id'], b!.headers['hark-delivery-id']]).toEqual([
+    `whd_${id}`,
+    `whd_${id}`,
+  ]);
   expect(signatureValid(b!, h.account.apiKey).valid).toBe(true);
   const [record] = await records(id, 1);
   expect(record).toMatchObject({ attempt: 1, delivered: true, manual: false, statusCode: 200 });
@@ -68,7 +85,12 @@ it('SIGTERM during a send: the send finishes and is recorded, then exit 0', asyn
   expect(Date.now() - signaled).toBeGreaterThanOrEqual(1000);
   expect((await h.deliveries(id)).map((r) => [r.attempt, r.delivered])).toEqual([[1, true]]);
   expect(p.logs.map((l) => l.msg)).toEqual(
-    expect.arrayContaining(['dispatcher ready', 'shutting down: finishing in-flight sends', 'notice sent', 'stopped']),
+    expect.arrayContaining([
+      'dispatcher ready',
+      'shutting down: finishing in-flight sends',
+      'notice sent',
+      'stopped',
+    ]),
   );
   // Never the webhook URL (it can carry credentials) nor the key or its signing secret.
   const logText = JSON.stringify(p.logs);

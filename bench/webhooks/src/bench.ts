@@ -82,7 +82,17 @@ async function createTranscripts(db: Db, account: TestAccount, urls: string[], n
     await db.$transaction(async (tx) => {
       const acct = await lockAccount(tx, account.accountId);
       await tx.transcript.create({
-        data: { id, accountId: account.accountId, apiKeyId: account.apiKeyId, url: 'https://example.com/a.wav', webhookUrl: urls[i % urls.length]!, rate: '36', model: 'whisper-bench', externalId: `bench-${i}`, metadata: { bench: 'webhooks' } },
+        data: {
+          id,
+          accountId: account.accountId,
+          apiKeyId: account.apiKeyId,
+          url: 'https://example.com/a.wav',
+          webhookUrl: urls[i % urls.length]!,
+          rate: '36',
+          model: 'whisper-bench',
+          externalId: `bench-${i}`,
+          metadata: { bench: 'webhooks' },
+        },
       });
       const hold = await placeHold(tx, account.accountId, id, costForSeconds(60, '36'), acct.available);
       await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
@@ -102,7 +112,11 @@ const complete = (db: Db, id: string) =>
   });
 
 async function main(): Promise<void> {
-  const env = { DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: process.env.REDIS_URL!, HARK_SECRET: process.env.HARK_SECRET! };
+  const env = {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    REDIS_URL: process.env.REDIS_URL!,
+    HARK_SECRET: process.env.HARK_SECRET!,
+  };
   const prefix = `hark-bench-wh-${randomBytes(4).toString('hex')}`;
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: 4 });
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
@@ -118,7 +132,12 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   });
   // The worker's announce: attempt 1 with its job id and the catalog's options.
-  const announce = (id: string) => queue.add(QUEUES.webhook, { transcriptId: id, attempt: 1 }, { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) });
+  const announce = (id: string) =>
+    queue.add(
+      QUEUES.webhook,
+      { transcriptId: id, attempt: 1 },
+      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) },
+    );
   try {
     await dispatcher.waitForLog('dispatcher ready', 20_000);
     const load1 = os.loadavg()[0]!.toFixed(2);
@@ -149,18 +168,36 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const lastRecorded = performance.now() - started;
-    const notDelivered = await db.webhookDelivery.count({ where: { transcriptId: { in: [...sequential, ...burst] }, delivered: false } });
+    const notDelivered = await db.webhookDelivery.count({
+      where: { transcriptId: { in: [...sequential, ...burst] }, delivered: false },
+    });
 
     const perSecond = (ms: number) => Math.round((burst.length / ms) * 1000);
     const f = (x: number) => x.toFixed(1);
-    console.log(`\nwebhook dispatcher bench (${os.cpus().length} CPUs, load1 ${load1}, node ${process.version}, dispatcher concurrency ${settings.concurrency})`);
+    console.log(
+      `\nwebhook dispatcher bench (${os.cpus().length} CPUs, load1 ${load1}, node ${process.version}, dispatcher concurrency ${settings.concurrency})`,
+    );
     console.log(`latency done -> receiver, ${latency.n} notices one at a time:`);
-    console.log(`  p50 ${f(latency.p50)} ms   p99 ${f(latency.p99)} ms   max ${f(latency.max)} ms   (target p50 < ${settings.targetP50Ms} ms: ${latency.p50 < settings.targetP50Ms ? 'met' : 'missed'})`);
+    console.log(
+      `  p50 ${f(latency.p50)} ms   p99 ${f(latency.p99)} ms   max ${f(latency.max)} ms   (target p50 < ${settings.targetP50Ms} ms: ${latency.p50 < settings.targetP50Ms ? 'met' : 'missed'})`,
+    );
     console.log(`throughput, ${burst.length} notices to ${settings.receivers} receivers:`);
-    console.log(`  ${perSecond(lastReceived)} notices/s received (last after ${f(lastReceived)} ms), ${perSecond(lastRecorded)} notices/s recorded (last after ${f(lastRecorded)} ms)`);
+    console.log(
+      `  ${perSecond(lastReceived)} notices/s received (last after ${f(lastReceived)} ms), ${perSecond(lastRecorded)} notices/s recorded (last after ${f(lastRecorded)} ms)`,
+    );
     console.log(`  attempts not delivered: ${notDelivered}`);
     console.log(
-      JSON.stringify({ latency, throughput: { notices: burst.length, receivers: settings.receivers, receivedPerSecond: perSecond(lastReceived), recordedPerSecond: perSecond(lastRecorded) }, notDelivered, load1 }),
+      JSON.stringify({
+        latency,
+        throughput: {
+          notices: burst.length,
+          receivers: settings.receivers,
+          receivedPerSecond: perSecond(lastReceived),
+          recordedPerSecond: perSecond(lastRecorded),
+        },
+        notDelivered,
+        load1,
+      }),
     );
   } finally {
     dispatcher.kill('SIGTERM');

@@ -31,7 +31,8 @@ export function transcriptListItem(t: TranscriptRow) {
   return {
     id: t.id,
     status: t.status,
-    error: t.status === 'failed' ? { code: t.errorCode ?? 'engine_failed', message: t.errorMessage ?? '' } : null,
+    error:
+      t.status === 'failed' ? { code: t.errorCode ?? 'engine_failed', message: t.errorMessage ?? '' } : null,
     language: t.status === 'processing' ? null : t.language,
     durationSeconds: t.status === 'done' ? t.durationSeconds : 0,
     speakerCount: speakersRequested && t.status === 'done' ? t.speakerCount : null,

@@ -18,13 +18,21 @@ export function webhookRoutes(
   const deliveries = new WebhookDeliveryService(deps.db, replays);
   const r = Router();
 
-  r.get('/transcripts/:id/webhook-deliveries', limit('GET /v1/transcripts/{id}/webhook-deliveries'), async (req, res) => {
-    res.json({ data: await deliveries.list(req.auth!.accountId, String(req.params.id)) });
-  });
+  r.get(
+    '/transcripts/:id/webhook-deliveries',
+    limit('GET /v1/transcripts/{id}/webhook-deliveries'),
+    async (req, res) => {
+      res.json({ data: await deliveries.list(req.auth!.accountId, String(req.params.id)) });
+    },
+  );
 
   // No request body is defined; anything sent is ignored.
-  r.post('/transcripts/:id/webhook-deliveries', limit('POST /v1/transcripts/{id}/webhook-deliveries'), async (req, res) => {
-    res.status(201).json({ data: await deliveries.replay(req.auth!.accountId, String(req.params.id)) });
-  });
+  r.post(
+    '/transcripts/:id/webhook-deliveries',
+    limit('POST /v1/transcripts/{id}/webhook-deliveries'),
+    async (req, res) => {
+      res.status(201).json({ data: await deliveries.replay(req.auth!.accountId, String(req.params.id)) });
+    },
+  );
   return r;
 }

@@ -44,13 +44,15 @@ export class WebhookReplayQueue {
         { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: newId('whd') },
       );
       try {
-        return (await job.waitUntilFinished(events, this.timeoutMs));
+        return await job.waitUntilFinished(events, this.timeoutMs);
       } catch (error) {
         // No dispatcher took it in time (or it failed): take it back while it is still waiting,
         // so a caller told to retry does not also get a late send. Removing an active job is
         // refused, and that send will simply be recorded.
         await job.remove().catch(() => undefined);
-        throw new Error(`replay of ${transcriptId} did not finish: ${(error as Error).message}`, { cause: error });
+        throw new Error(`replay of ${transcriptId} did not finish: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     } finally {
       this.release();
@@ -84,7 +86,12 @@ export class WebhookReplayQueue {
   private async open(): Promise<QueueEvents> {
     const last = await this.redis.xrevrange(this.queue.keys.events!, '+', '-', 'COUNT', 1);
     const events = new QueueEvents(QUEUES.webhook, {
-      connection: { ...this.redis.options, maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false },
+      connection: {
+        ...this.redis.options,
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        lazyConnect: false,
+      },
       prefix: this.queue.opts.prefix,
       lastEventId: last[0]?.[0] ?? '0-0',
     });

@@ -13,7 +13,10 @@ export class WebhookDeliveryService {
   /** Every attempt, automatic and manual, oldest first (attempt numbers are handed out in order). */
   async list(accountId: string, transcriptId: string): Promise<DeliveryRecord[]> {
     await this.find(accountId, transcriptId);
-    const rows = await this.db.webhookDelivery.findMany({ where: { transcriptId }, orderBy: { attempt: 'asc' } });
+    const rows = await this.db.webhookDelivery.findMany({
+      where: { transcriptId },
+      orderBy: { attempt: 'asc' },
+    });
     return rows.map(deliveryRecord);
   }
 
@@ -27,7 +30,8 @@ export class WebhookDeliveryService {
     if (!t.webhookUrl || (t.status !== 'done' && t.status !== 'failed')) throw new HarkError('no_webhook');
     const result = await this.replays.run(transcriptId);
     // The dispatcher re-reads the row: it may have been deleted in between.
-    if (result.status === 'skipped') throw new HarkError(result.reason === 'gone' ? 'not_found' : 'no_webhook');
+    if (result.status === 'skipped')
+      throw new HarkError(result.reason === 'gone' ? 'not_found' : 'no_webhook');
     const row = await this.db.webhookDelivery.findUnique({ where: { id: result.deliveryId } });
     if (!row) throw new Error(`delivery ${result.deliveryId} reported but not found`);
     return deliveryRecord(row);
