@@ -1,6 +1,7 @@
 import { checkPublicUrl } from '@hark/http';
 import { transcriptDoneChannel } from '@hark/queue';
 import express, { type Express, Router } from 'express';
+import { Redis } from 'ioredis';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
 import { errorHandler, notFound } from './middleware/errors';
@@ -18,6 +19,11 @@ import { TranscriptQueue } from './services/transcript-queue';
 import { TranscriptService } from './services/transcript.service';
 import { UploadLock } from './services/upload-lock';
 import { UploadService } from './services/upload.service';
+
+/** The API's Redis connection: producers fail fast rather than queueing commands while Redis is away. */
+export function apiRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+}
 
 export type HarkApp = Express & { close(): Promise<void> };
 
@@ -40,7 +46,10 @@ export function createApp(deps: ApiDeps): HarkApp {
   v1.use(uploadRoutes(uploads, limits.limit));
   const { config } = deps;
   const queue = new TranscriptQueue(deps.redis, config.redisPrefix);
-  const waiter = new CompletionWaiter(deps.redis.duplicate({ lazyConnect: true }), transcriptDoneChannel(config.redisPrefix));
+  const waiter = new CompletionWaiter(
+    // Subscribers must queue commands until connected, whatever the producer connection does.
+    deps.redis.duplicate({ lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null }),
+    transcriptDoneChannel(config.redisPrefix));
   const transcripts = new TranscriptService(deps.db, queue, waiter, deps.blobs, {
     ratePerHour: config.ratePerHour,
     speakersRatePerHour: config.speakersRatePerHour,

@@ -1,8 +1,8 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
+import { once } from 'node:events';
 import { createDb } from '@hark/db';
 import { LocalBlobStore } from '@hark/storage';
-import { Redis } from 'ioredis';
-import { createApp } from './app';
+import { apiRedis, createApp } from './app';
 import { loadApiConfig } from './config';
 import { createLogger } from './logger';
 
@@ -10,10 +10,11 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api');
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
-  // Producers fail fast rather than queueing commands while Redis is away.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  const redis = apiRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const blobs = new LocalBlobStore(config.storageDir);
+  // Accept requests only once Redis answers (limits and queues fail fast, without a queue).
+  if (redis.status !== 'ready') await once(redis, 'ready');
   const app = createApp({ config, db, redis, logger, blobs });
   const server = app.listen(config.port, config.host, () => {
     const addr = server.address();

@@ -1,4 +1,5 @@
 // GET /healthz (process up), GET /readyz (Postgres and Redis reachable)
+import { once } from 'node:events';
 import { Router } from 'express';
 import type { ApiDeps } from '../context';
 
@@ -19,7 +20,10 @@ export function healthRoutes(deps: ApiDeps): Router {
     };
     const [postgres, redis] = await Promise.all([
       check(() => deps.db.$queryRaw`SELECT 1`),
-      check(() => deps.redis.ping()),
+      check(async () => {
+        if (deps.redis.status !== 'ready') await once(deps.redis, 'ready');
+        return deps.redis.ping();
+      }),
     ]);
     res.status(postgres && redis ? 200 : 503).json({ data: { status: postgres && redis ? 'ready' : 'unavailable', postgres, redis } });
   });

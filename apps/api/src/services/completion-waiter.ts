@@ -22,7 +22,10 @@ export class CompletionWaiter {
 
   /** Subscribes once, lazily; callers await it before checking the row so no wake is missed. */
   start(): Promise<unknown> {
-    this.ready ??= this.subscriber.subscribe(this.channel);
+    this.ready ??= this.subscriber.subscribe(this.channel).catch((err: unknown) => {
+      this.ready = null; // try again on the next request
+      throw err;
+    });
     return this.ready;
   }
 
