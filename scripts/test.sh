@@ -25,4 +25,4 @@ fi
 
 log "running tests"
 cd "$ROOT"
-exec pnpm exec jest --ci --maxWorkers=2 "$@"
+exec pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"

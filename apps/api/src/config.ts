@@ -23,7 +23,8 @@ export interface ApiConfig extends CommonConfig {
   maxJsonBodyBytes: number;
   /** Time a graceful shutdown waits for in-flight requests. */
   shutdownGraceMs: number;
-  /** Milliseconds an authenticated key stays cached in-process (0 = always ask Postgres). */
+  /** Milliseconds a key look-up stays cached in-process (0 = always ask Postgres): a revoked key
+   *  stops working on every replica within this time. Default 2000. */
   authCacheMs: number;
   dbPoolSize: number;
   /** Hourly rates in cents (decimal strings): plain, and with `speakers`. */
@@ -56,7 +57,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     otherRouteLimit: { ...DEFAULT_OTHER_ROUTE_LIMIT, max: int(env, 'HARK_RATE_LIMIT_OTHER', DEFAULT_OTHER_ROUTE_LIMIT.max, 1) },
     maxJsonBodyBytes: int(env, 'HARK_MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
-    authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 0, 0),
+    authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 2000, 0, 60_000),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 1),
     ratePerHour: decimal(env, 'HARK_RATE_PER_HOUR', '36'),
     speakersRatePerHour: decimal(env, 'HARK_SPEAKERS_RATE_PER_HOUR', '48'),

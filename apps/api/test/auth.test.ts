@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { revokeApiKey } from '@hark/billing';
-import { createTestAccount } from '@hark/testing';
+import { createTestAccount, waitFor } from '@hark/testing';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 let api: TestApi;
@@ -41,11 +41,30 @@ describe('bearer authentication', () => {
     await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
   });
 
-  it('a revoked key stops working at once', async () => {
+  it('a revoked key stops working within the auth cache time (default 2 s)', async () => {
+    expect(api.deps.config.authCacheMs).toBe(2000);
     const acct = await createTestAccount(api.db, api.deps.config.secret);
     await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
     await revokeApiKey(api.db, acct.apiKeyId);
-    await request(api.app).get('/v1/balance').set(acct.auth).expect(401);
+    const revokedAt = Date.now();
+    await waitFor(async () => (await request(api.app).get('/v1/balance').set(acct.auth)).status === 401, {
+      timeout: 4000,
+      interval: 100,
+      message: 'revocation to take effect',
+    });
+    expect(Date.now() - revokedAt).toBeLessThan(2600);
+  });
+
+  it('with the cache off, a revoked key stops working at once', async () => {
+    const strict = startTestApi({ authCacheMs: 0 });
+    try {
+      const acct = await createTestAccount(strict.db, strict.deps.config.secret);
+      await request(strict.app).get('/v1/balance').set(acct.auth).expect(200);
+      await revokeApiKey(strict.db, acct.apiKeyId);
+      await request(strict.app).get('/v1/balance').set(acct.auth).expect(401);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('stored keys are HMACs: no column holds the key or its SHA-256', async () => {
