@@ -23,6 +23,10 @@ if docker compose version >/dev/null 2>&1; then
   docker compose -f "$ROOT/docker/compose.yml" config --quiet
 fi
 
-log "running tests"
 cd "$ROOT"
+log "typecheck and lint"
+pnpm -s turbo run typecheck --output-logs=errors-only
+pnpm -s exec eslint .
+
+log "running tests"
 exec pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"
