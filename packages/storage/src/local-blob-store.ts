@@ -25,31 +25,48 @@ export class LocalBlobStore implements BlobStore {
     await mkdir(this.dir, { recursive: true });
     const fh = await open(file, 'a+');
     let written = 0;
+    let inflight: Promise<void> = Promise.resolve();
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
       if ((await fh.stat()).size !== offset) await fh.truncate(offset);
+      // Disk writes overlap the receiving and hashing of the next bytes: at most one write is in
+      // flight, so memory stays bounded (~2 MiB per upload) while the socket keeps flowing.
       let pending: Buffer[] = [];
       let pendingBytes = 0;
-      const flush = async () => {
+      let writeError: unknown = null;
+      const startWrite = () => {
         if (pendingBytes === 0) return;
         const buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+        const position = offset + written;
+        written += buf.length;
         pending = [];
         pendingBytes = 0;
-        await fh.write(buf, 0, buf.length, offset + written);
-        written += buf.length;
+        inflight = fh.write(buf, 0, buf.length, position).then(
+          () => undefined,
+          (e: unknown) => void (writeError ??= e),
+        );
       };
+      let received = 0;
       for await (const chunk of body) {
-        if (written + pendingBytes + chunk.length > opts.maxBytes) throw opts.tooLarge();
+        received += chunk.length;
+        if (received > opts.maxBytes) throw opts.tooLarge();
         opts.onData?.(chunk);
         pending.push(chunk);
         pendingBytes += chunk.length;
-        // Fewer, larger writes: socket chunks are often 16-64 KiB.
-        if (pendingBytes >= 1 << 20) await flush();
+        if (pendingBytes >= 1 << 20) {
+          await inflight;
+          if (writeError) throw writeError;
+          startWrite();
+        }
       }
-      await flush();
+      await inflight;
+      startWrite();
+      await inflight;
+      if (writeError) throw writeError;
       await fh.sync();
       return written;
     } catch (e) {
+      await inflight.catch(() => undefined);
       await fh.truncate(offset).catch(() => undefined);
       await fh.sync().catch(() => undefined);
       throw e;
