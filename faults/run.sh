@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# pnpm test:faults — fault-injection suite against real processes (see faults/README.md).
+# Uses the shared Postgres from scripts/lib.sh but its own database (hark_faults), and starts its
+# own redis-server on a free port (flushed and restarted by the scenarios; nobody else uses it).
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+ensure_system_packages
+ensure_pnpm
+install_deps
+start_postgres hark_faults
+build_all
+migrate_db
+ensure_whisper
+export HARK_SECRET="${HARK_SECRET:-faults-secret-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
+export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
+export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
+export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
+# Bundled one level below dist/ so that startApp's repository root (three levels up) is right.
+(cd "$ROOT" && node scripts/bundle.mjs faults/run.ts faults/dist/bin/run.js)
+exec node "$ROOT/faults/dist/bin/run.js" "$@"
