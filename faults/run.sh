@@ -7,6 +7,12 @@ ensure_system_packages
 ensure_pnpm
 install_deps
 start_postgres hark_faults
+# A fresh database every run: leftovers of an earlier (interrupted) run would be picked up by the
+# reconciler scenarios and their dead audio URLs would skew the figures.
+if [ -z "${HARK_EXTERNAL_DATABASE_URL:-}" ]; then
+  as_pg "$(pg_bin)/dropdb" -h 127.0.0.1 -p "$PG_PORT" -U hark --if-exists hark_faults
+  as_pg "$(pg_bin)/createdb" -h 127.0.0.1 -p "$PG_PORT" -U hark hark_faults
+fi
 build_all
 migrate_db
 ensure_whisper
