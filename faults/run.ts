@@ -526,6 +526,28 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: '4c audio URL unreachable (retryable failure) -> failed, worker alive',
+    async run() {
+      // Not in the brief's list; added because 4a/4b showed workers exiting right after
+      // "attempt failed; BullMQ will retry" on a dead audio URL. Three attempts, 5 s + 10 s backoff.
+      const env = await baseEnv();
+      const { port } = await api(env);
+      const w = await worker(env);
+      const acct = await account();
+      const problems: string[] = [];
+      const r = await create(port, acct, { url: `http://127.0.0.1:${await freePort()}/gone.wav` });
+      if (r.status !== 201) problems.push(`create ${r.status}`);
+      const id = r.body.data?.id ?? '';
+      if (!(await settle([acct.accountId], 60_000))) problems.push('did not settle within 60 s');
+      const t = await db.transcript.findUnique({ where: { id } });
+      if (t?.status !== 'failed' || t.errorCode !== 'audio_unreachable') problems.push(`ended ${t?.status}/${t?.errorCode}`);
+      const alive = w.child.exitCode === null && w.child.signalCode === null;
+      problems.push(...(await invariants([acct.accountId])));
+      const retries = w.logs.filter((l) => l.msg === 'attempt failed; BullMQ will retry').length;
+      return { problems, figures: `status=${t?.status}/${t?.errorCode} retries-logged=${retries} worker-alive=${alive}` };
+    },
+  },
+  {
     name: '6 funds for exactly 10 jobs, rounds of 40 concurrent creates',
     async run() {
       // 11 s at 36 cents/h = 0.11 cents a job; the account holds 10 x 0.11 = 1.1 cents (topped up).
