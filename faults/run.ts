@@ -34,7 +34,8 @@ const KILL_ROUNDS = Number(process.env.FAULTS_KILL_ROUNDS ?? 10);
 const SETTLE_MS = Number(process.env.FAULTS_SETTLE_MS ?? 120_000);
 const ONLY = process.env.FAULTS_ONLY?.split(',').map(Number);
 
-if (!/hark_faults/.test(DATABASE_URL)) throw new Error(`refusing to run on a database other than hark_faults: ${DATABASE_URL}`);
+if (!/hark_faults/.test(DATABASE_URL))
+  throw new Error(`refusing to run on a database other than hark_faults: ${DATABASE_URL}`);
 const db = createDb({ databaseUrl: DATABASE_URL, poolSize: 4 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rand = (lo: number, hi: number) => lo + Math.random() * (hi - lo);
@@ -60,7 +61,9 @@ async function redisCli(...args: string[]): Promise<string> {
     const c = spawn('redis-cli', ['-p', String(redisPort), ...args]);
     let out = '';
     c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`redis-cli ${args.join(' ')} exited ${code}`))));
+    c.on('exit', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`redis-cli ${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -69,10 +72,26 @@ async function startRedis(): Promise<void> {
   if (!redisDir) redisDir = await mkdtemp(path.join(tmpdir(), 'hark-faults-redis-'));
   redisProc = spawn(
     'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir, '--maxmemory-policy', 'noeviction'],
+    [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      redisDir,
+      '--maxmemory-policy',
+      'noeviction',
+    ],
     { stdio: 'ignore' },
   );
-  await waitFor(async () => (await redisCli('ping')) === 'PONG', { timeout: 10_000, message: 'own redis-server' });
+  await waitFor(async () => (await redisCli('ping')) === 'PONG', {
+    timeout: 10_000,
+    message: 'own redis-server',
+  });
 }
 
 async function stopRedis(): Promise<void> {
@@ -114,7 +133,11 @@ async function startReceiver(): Promise<Receiver> {
       } catch {
         // not JSON
       }
-      rec.requests.push({ transcriptId: id, attempt: String(req.headers['hark-attempt'] ?? ''), at: Date.now() });
+      rec.requests.push({
+        transcriptId: id,
+        attempt: String(req.headers['hark-attempt'] ?? ''),
+        at: Date.now(),
+      });
       setTimeout(() => res.writeHead(200).end('ok'), rec.delayMs);
     });
   });
@@ -124,7 +147,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 // ---------------------------------------------------------------- apps
-interface Env extends Record<string, string> {}
+type Env = Record<string, string>;
 const started: AppProcess[] = [];
 /** Processes the suite meant to end (signals it sent, or a worker made to crash on purpose). */
 const meantToEnd = new WeakSet<AppProcess>();
@@ -162,8 +185,15 @@ function app(name: 'api' | 'worker' | 'webhook-dispatcher', env: Env): AppProces
   started.push(p);
   void p.exited.then((code) => {
     if (!meantToEnd.has(p)) {
-      const last = p.logs.filter((l) => typeof l.msg === 'string' && /Error|error|throw/.test(l.msg as string)).slice(0, 3);
-      crashes.push(`${name} pid ${p.child.pid} exited on its own (${code}): ${last.map((l) => String(l.msg ?? l.err).trim()).join(' | ').slice(0, 300)}`);
+      const last = p.logs
+        .filter((l) => typeof l.msg === 'string' && /Error|error|throw/.test(l.msg))
+        .slice(0, 3);
+      crashes.push(
+        `${name} pid ${p.child.pid} exited on its own (${code}): ${last
+          .map((l) => String(l.msg ?? l.err).trim())
+          .join(' | ')
+          .slice(0, 300)}`,
+      );
     }
   });
   return p;
@@ -192,7 +222,11 @@ async function stop(p: AppProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<
 
 /** Log line of `p` with this msg and transcriptId, polled. */
 function logFor(p: AppProcess, msg: string, id: string, timeout = 30_000) {
-  return waitFor(() => p.logs.find((l) => l.msg === msg && l.transcriptId === id), { timeout, interval: 20, message: `${msg} ${id}` });
+  return waitFor(() => p.logs.find((l) => l.msg === msg && l.transcriptId === id), {
+    timeout,
+    interval: 20,
+    message: `${msg} ${id}`,
+  });
 }
 
 /** Pids of live processes whose command line mentions `marker` (orphaned engines of a killed worker). */
@@ -229,7 +263,19 @@ async function fakeEngine(): Promise<string> {
     });
   const wav = path.join(dir, 'jfk16k.wav');
   await run('ffmpeg', ['-y', '-v', 'error', '-i', JFK, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', wav]);
-  await run(WHISPER_BIN, ['-m', WHISPER_MODEL, '-t', '1', '-l', 'en', '-ojf', '-of', path.join(dir, 'real'), '-f', wav]);
+  await run(WHISPER_BIN, [
+    '-m',
+    WHISPER_MODEL,
+    '-t',
+    '1',
+    '-l',
+    'en',
+    '-ojf',
+    '-of',
+    path.join(dir, 'real'),
+    '-f',
+    wav,
+  ]);
   const bin = path.join(dir, 'whisper-cli');
   const secs = (Number(process.env.FAULTS_FAKE_ENGINE_MS ?? 400) / 1000).toFixed(3);
   writeFileSync(
@@ -246,7 +292,14 @@ interface Res {
   body: { data?: { id: string; status: string }; error?: { code: string; retryable: boolean } };
   err?: string;
 }
-async function req(port: number, method: string, p: string, acct: TestAccount, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+async function req(
+  port: number,
+  method: string,
+  p: string,
+  acct: TestAccount,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   try {
     const r = await fetch(`http://127.0.0.1:${port}${p}`, {
       method,
@@ -262,7 +315,11 @@ async function req(port: number, method: string, p: string, acct: TestAccount, b
     }
     return { status: r.status, body: parsed };
   } catch (e) {
-    return { status: 0, body: {}, err: (e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message };
+    return {
+      status: 0,
+      body: {},
+      err: (e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message,
+    };
   }
 }
 /** A POST on a fresh connection (no keep-alive), so a reset means the server dropped this very request. */
@@ -270,7 +327,18 @@ function postFresh(port: number, p: string, acct: TestAccount, body: unknown): P
   return new Promise((resolve) => {
     const data = JSON.stringify(body);
     const r = http.request(
-      { host: '127.0.0.1', port, path: p, method: 'POST', agent: false, headers: { ...acct.auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: p,
+        method: 'POST',
+        agent: false,
+        headers: {
+          ...acct.auth,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -283,24 +351,34 @@ function postFresh(port: number, p: string, acct: TestAccount, body: unknown): P
           }
           resolve({ status: res.statusCode ?? 0, body: parsed });
         });
-        res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }));
+        res.on('error', (e: NodeJS.ErrnoException) =>
+          resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }),
+        );
       },
     );
     r.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: e.code ?? e.message }));
     r.end(data);
   });
 }
-const create = (port: number, acct: TestAccount, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  req(port, 'POST', '/v1/transcripts', acct, { url: audioUrl, ...extra }, headers);
+const create = (
+  port: number,
+  acct: TestAccount,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => req(port, 'POST', '/v1/transcripts', acct, { url: audioUrl, ...extra }, headers);
 
 // ---------------------------------------------------------------- invariants
 async function settle(accountIds: string[], timeout = SETTLE_MS): Promise<boolean> {
   try {
-    await waitFor(async () => (await db.transcript.count({ where: { accountId: { in: accountIds }, status: 'processing' } })) === 0, {
-      timeout,
-      interval: 200,
-      message: 'no transcript processing',
-    });
+    await waitFor(
+      async () =>
+        (await db.transcript.count({ where: { accountId: { in: accountIds }, status: 'processing' } })) === 0,
+      {
+        timeout,
+        interval: 200,
+        message: 'no transcript processing',
+      },
+    );
     return true;
   } catch {
     return false;
@@ -309,12 +387,16 @@ async function settle(accountIds: string[], timeout = SETTLE_MS): Promise<boolea
 
 async function invariants(accountIds: string[], opts: { receiverUp?: boolean } = {}): Promise<string[]> {
   const problems: string[] = [];
-  for (const a of accountIds) problems.push(...(await checkAccountInvariants(db, a)).map((p) => `${a}: ${p}`));
+  for (const a of accountIds)
+    problems.push(...(await checkAccountInvariants(db, a)).map((p) => `${a}: ${p}`));
   const dup = await db.$queryRaw<{ transcript_id: string; n: bigint }[]>`
     SELECT transcript_id, count(*) AS n FROM ledger_entries
     WHERE kind = 'charge' AND account_id = ANY(${accountIds}) GROUP BY transcript_id HAVING count(*) > 1`;
   for (const d of dup) problems.push(`${d.transcript_id} charged ${d.n} times`);
-  const stuck = await db.transcript.findMany({ where: { accountId: { in: accountIds }, status: 'processing' }, select: { id: true } });
+  const stuck = await db.transcript.findMany({
+    where: { accountId: { in: accountIds }, status: 'processing' },
+    select: { id: true },
+  });
   if (stuck.length) problems.push(`still processing: ${stuck.map((s) => s.id).join(',')}`);
   if (opts.receiverUp) {
     const noticed = await db.transcript.findMany({
@@ -322,10 +404,13 @@ async function invariants(accountIds: string[], opts: { receiverUp?: boolean } =
       select: { id: true },
     });
     for (const t of noticed) {
-      const ok = await waitFor(async () => (await db.webhookDelivery.count({ where: { transcriptId: t.id, delivered: true } })) > 0, {
-        timeout: 20_000,
-        interval: 200,
-      }).catch(() => false);
+      const ok = await waitFor(
+        async () => (await db.webhookDelivery.count({ where: { transcriptId: t.id, delivered: true } })) > 0,
+        {
+          timeout: 20_000,
+          interval: 200,
+        },
+      ).catch(() => false);
       if (!ok) problems.push(`lost notice for ${t.id}`);
     }
   }
@@ -333,11 +418,19 @@ async function invariants(accountIds: string[], opts: { receiverUp?: boolean } =
 }
 
 async function statusCounts(accountIds: string[]): Promise<Record<string, number>> {
-  const g = await db.transcript.groupBy({ by: ['status'], where: { accountId: { in: accountIds } }, _count: true });
+  const g = await db.transcript.groupBy({
+    by: ['status'],
+    where: { accountId: { in: accountIds } },
+    _count: true,
+  });
   return Object.fromEntries(g.map((x) => [x.status, x._count]));
 }
-const fmt = (o: Record<string, number | string>) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(' ');
-const account = (credits: number | string = 100_000) => createTestAccount(db, SECRET, { toppedUp: true, credits });
+const fmt = (o: Record<string, number | string>) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+const account = (credits: number | string = 100_000) =>
+  createTestAccount(db, SECRET, { toppedUp: true, credits });
 
 // ---------------------------------------------------------------- scenarios
 interface Outcome {
@@ -354,7 +447,9 @@ const scenarios: Scenario[] = [
       const { port } = await api(env);
       await worker(env);
       const acct = await account();
-      const rs = await Promise.all(Array.from({ length: 50 }, () => create(port, acct, {}, { 'Idempotency-Key': 'faults-one-key' })));
+      const rs = await Promise.all(
+        Array.from({ length: 50 }, () => create(port, acct, {}, { 'Idempotency-Key': 'faults-one-key' })),
+      );
       const ids = new Set(rs.filter((r) => r.body.data).map((r) => r.body.data!.id));
       const statuses = [...new Set(rs.map((r) => r.status))];
       const problems: string[] = [];
@@ -363,10 +458,14 @@ const scenarios: Scenario[] = [
       if (ids.size !== 1) problems.push(`${ids.size} distinct ids returned`);
       if (rows !== 1) problems.push(`${rows} transcripts stored`);
       if (reserves !== 1) problems.push(`${reserves} reservations`);
-      if (rs.some((r) => r.status !== 201 && r.status !== 200)) problems.push(`statuses ${statuses.join(',')}`);
+      if (rs.some((r) => r.status !== 201 && r.status !== 200))
+        problems.push(`statuses ${statuses.join(',')}`);
       if (!(await settle([acct.accountId]))) problems.push('did not settle');
       problems.push(...(await invariants([acct.accountId])));
-      return { problems, figures: `statuses=${statuses.join('/')} ids=${ids.size} rows=${rows} reserves=${reserves} ${fmt(await statusCounts([acct.accountId]))}` };
+      return {
+        problems,
+        figures: `statuses=${statuses.join('/')} ids=${ids.size} rows=${rows} reserves=${reserves} ${fmt(await statusCounts([acct.accountId]))}`,
+      };
     },
   },
   {
@@ -377,9 +476,17 @@ const scenarios: Scenario[] = [
       const { port } = await api(env);
       await worker(env);
       const acct = await account();
-      const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => create(port, acct, {}, { 'Idempotency-Key': `k-${i}` })));
+      const rs = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => create(port, acct, {}, { 'Idempotency-Key': `k-${i}` })),
+      );
       const codes: Record<string, number> = {};
-      for (const r of rs) codes[`${r.status}${r.body.error ? `:${r.body.error.code}${r.body.error.retryable ? '(retryable)' : ''}` : ''}`] = (codes[`${r.status}${r.body.error ? `:${r.body.error.code}${r.body.error.retryable ? '(retryable)' : ''}` : ''}`] ?? 0) + 1;
+      for (const r of rs)
+        codes[
+          `${r.status}${r.body.error ? `:${r.body.error.code}${r.body.error.retryable ? '(retryable)' : ''}` : ''}`
+        ] =
+          (codes[
+            `${r.status}${r.body.error ? `:${r.body.error.code}${r.body.error.retryable ? '(retryable)' : ''}` : ''}`
+          ] ?? 0) + 1;
       const problems: string[] = [];
       const ok = rs.filter((r) => r.status === 201).length;
       if (ok !== rs.length) problems.push(`${rs.length - ok} of ${rs.length} creates refused: ${fmt(codes)}`);
@@ -387,7 +494,10 @@ const scenarios: Scenario[] = [
       if (rows !== ok) problems.push(`${rows} transcripts stored for ${ok} accepted creates`);
       if (!(await settle([acct.accountId]))) problems.push('did not settle');
       problems.push(...(await invariants([acct.accountId])));
-      return { problems, figures: `responses: ${fmt(codes)} rows=${rows} ${fmt(await statusCounts([acct.accountId]))}` };
+      return {
+        problems,
+        figures: `responses: ${fmt(codes)} rows=${rows} ${fmt(await statusCounts([acct.accountId]))}`,
+      };
     },
   },
   {
@@ -415,10 +525,13 @@ const scenarios: Scenario[] = [
         await w.exited;
         killOrphans(id); // the machine went down with it: its engine too
         w = await worker(env);
-        const ok = await waitFor(async () => (await db.transcript.findUnique({ where: { id } }))?.status !== 'processing', {
-          timeout: 30_000,
-          interval: 100,
-        }).catch(() => false);
+        const ok = await waitFor(
+          async () => (await db.transcript.findUnique({ where: { id } }))?.status !== 'processing',
+          {
+            timeout: 30_000,
+            interval: 100,
+          },
+        ).catch(() => false);
         if (!ok) problems.push(`${id} still processing 30 s after the kill`);
       }
       if (!(await settle([acct.accountId]))) problems.push('did not settle');
@@ -461,7 +574,8 @@ const scenarios: Scenario[] = [
       }
       if (!(await settle([acct.accountId], 10_000))) problems.push('did not settle');
       const t = await db.transcript.findUnique({ where: { id } });
-      if (t?.status !== 'failed' || t.errorCode !== 'engine_failed') problems.push(`ended ${t?.status}/${t?.errorCode}`);
+      if (t?.status !== 'failed' || t.errorCode !== 'engine_failed')
+        problems.push(`ended ${t?.status}/${t?.errorCode}`);
       if (t && t.reserved.toString() !== '0') problems.push(`hold ${t.reserved.toString()} not released`);
       problems.push(...(await invariants([acct.accountId], { receiverUp: true })));
       await sleep(1500); // a duplicate notice would show up here
@@ -469,7 +583,10 @@ const scenarios: Scenario[] = [
       const rows = await db.webhookDelivery.count({ where: { transcriptId: id } });
       if (sent !== 1) problems.push(`receiver got ${sent} notices`);
       await rec.close();
-      return { problems, figures: `worker-deaths=${deaths} status=${t?.status}/${t?.errorCode} reserved=${t?.reserved.toString()} notices=${sent} delivery-rows=${rows}` };
+      return {
+        problems,
+        figures: `worker-deaths=${deaths} status=${t?.status}/${t?.errorCode} reserved=${t?.reserved.toString()} notices=${sent} delivery-rows=${rows}`,
+      };
     },
   },
   {
@@ -482,7 +599,10 @@ const scenarios: Scenario[] = [
       const problems: string[] = [];
       const rs = await Promise.all(Array.from({ length: 8 }, () => create(port, acct)));
       if (rs.some((r) => r.status !== 201)) problems.push(`creates ${rs.map((r) => r.status).join(',')}`);
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), { timeout: 20_000, message: 'a job started' });
+      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
+        timeout: 20_000,
+        message: 'a job started',
+      });
       const t0 = Date.now();
       await redisCli('flushdb');
       const more = await Promise.all(Array.from({ length: 4 }, () => create(port, acct)));
@@ -505,7 +625,10 @@ const scenarios: Scenario[] = [
       const problems: string[] = [];
       const rs = await Promise.all(Array.from({ length: 8 }, () => create(port, acct)));
       if (rs.some((r) => r.status !== 201)) problems.push(`creates ${rs.map((r) => r.status).join(',')}`);
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), { timeout: 20_000, message: 'a job started' });
+      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
+        timeout: 20_000,
+        message: 'a job started',
+      });
       const t0 = Date.now();
       await stopRedis();
       const during = await Promise.all(Array.from({ length: 4 }, () => create(port, acct)));
@@ -513,8 +636,13 @@ const scenarios: Scenario[] = [
       await startRedis();
       const settled = await settle([acct.accountId]);
       if (!settled) problems.push(`did not settle within ${SETTLE_MS / 1000} s`);
-      const badDuring = during.filter((r) => r.status !== 201 && !(r.status >= 500 && r.body.error?.retryable));
-      if (badDuring.length) problems.push(`creates while Redis down: ${badDuring.map((r) => `${r.status}/${r.body.error?.code}`).join(',')}`);
+      const badDuring = during.filter(
+        (r) => r.status !== 201 && !(r.status >= 500 && r.body.error?.retryable),
+      );
+      if (badDuring.length)
+        problems.push(
+          `creates while Redis down: ${badDuring.map((r) => `${r.status}/${r.body.error?.code}`).join(',')}`,
+        );
       const counts = await statusCounts([acct.accountId]);
       const rows = await db.transcript.count({ where: { accountId: acct.accountId } });
       if ((counts.done ?? 0) !== rows) problems.push(`done ${counts.done ?? 0} of ${rows}`);
@@ -540,11 +668,15 @@ const scenarios: Scenario[] = [
       const id = r.body.data?.id ?? '';
       if (!(await settle([acct.accountId], 60_000))) problems.push('did not settle within 60 s');
       const t = await db.transcript.findUnique({ where: { id } });
-      if (t?.status !== 'failed' || t.errorCode !== 'audio_unreachable') problems.push(`ended ${t?.status}/${t?.errorCode}`);
+      if (t?.status !== 'failed' || t.errorCode !== 'audio_unreachable')
+        problems.push(`ended ${t?.status}/${t?.errorCode}`);
       const alive = w.child.exitCode === null && w.child.signalCode === null;
       problems.push(...(await invariants([acct.accountId])));
       const retries = w.logs.filter((l) => l.msg === 'attempt failed; BullMQ will retry').length;
-      return { problems, figures: `status=${t?.status}/${t?.errorCode} retries-logged=${retries} worker-alive=${alive}` };
+      return {
+        problems,
+        figures: `status=${t?.status}/${t?.errorCode} retries-logged=${retries} worker-alive=${alive}`,
+      };
     },
   },
   {
@@ -564,7 +696,12 @@ const scenarios: Scenario[] = [
       const sampler = (async () => {
         while (sampling) {
           const a = await db.account.findUniqueOrThrow({ where: { id: acct.accountId } });
-          minAvail = Math.min(minAvail, Number(a.total) - Number(a.reserved), Number(a.total), Number(a.reserved));
+          minAvail = Math.min(
+            minAvail,
+            Number(a.total) - Number(a.reserved),
+            Number(a.total),
+            Number(a.reserved),
+          );
           await sleep(25);
         }
       })();
@@ -572,16 +709,24 @@ const scenarios: Scenario[] = [
       let rounds = 0;
       for (; rounds < 30; rounds++) {
         const rs = await Promise.all(Array.from({ length: 40 }, () => create(port, acct)));
-        for (const r of rs) codes[`${r.status}${r.body.error ? `:${r.body.error.code}` : ''}`] = (codes[`${r.status}${r.body.error ? `:${r.body.error.code}` : ''}`] ?? 0) + 1;
-        const bad = rs.filter((r) => r.status !== 201 && !(r.status === 402 && r.body.error?.code === 'insufficient_balance'));
-        if (bad.length) problems.push(`unexpected: ${bad.map((r) => `${r.status}/${r.body.error?.code}`).join(',')}`);
+        for (const r of rs)
+          codes[`${r.status}${r.body.error ? `:${r.body.error.code}` : ''}`] =
+            (codes[`${r.status}${r.body.error ? `:${r.body.error.code}` : ''}`] ?? 0) + 1;
+        const bad = rs.filter(
+          (r) => r.status !== 201 && !(r.status === 402 && r.body.error?.code === 'insufficient_balance'),
+        );
+        if (bad.length)
+          problems.push(`unexpected: ${bad.map((r) => `${r.status}/${r.body.error?.code}`).join(',')}`);
         await settle([acct.accountId], 30_000);
         if (rs.every((r) => r.status !== 201)) break;
       }
       sampling = false;
       await sampler;
       const counts = await statusCounts([acct.accountId]);
-      const failed = await db.transcript.findMany({ where: { accountId: acct.accountId, status: 'failed' }, select: { errorCode: true } });
+      const failed = await db.transcript.findMany({
+        where: { accountId: acct.accountId, status: 'failed' },
+        select: { errorCode: true },
+      });
       const badFail = failed.filter((f) => f.errorCode !== 'insufficient_balance');
       if (badFail.length) problems.push(`failed with ${badFail.map((f) => f.errorCode).join(',')}`);
       const a = await db.account.findUniqueOrThrow({ where: { id: acct.accountId } });
@@ -589,7 +734,10 @@ const scenarios: Scenario[] = [
       if (a.total.toString() !== '0') problems.push(`total left ${a.total.toString()}`);
       if (minAvail < 0) problems.push(`balance went negative (${minAvail})`);
       problems.push(...(await invariants([acct.accountId])));
-      return { problems, figures: `rounds=${rounds + 1} ${fmt(counts)} responses: ${fmt(codes)} total-left=${a.total.toString()} min-seen=${minAvail}` };
+      return {
+        problems,
+        figures: `rounds=${rounds + 1} ${fmt(counts)} responses: ${fmt(codes)} total-left=${a.total.toString()} min-seen=${minAvail}`,
+      };
     },
   },
   {
@@ -631,8 +779,15 @@ const scenarios: Scenario[] = [
         );
       }
       if (!(await settle([acct.accountId]))) problems.push('did not settle');
-      const rows = await db.transcript.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, cost: true } });
-      const charges = await db.ledgerEntry.groupBy({ by: ['transcriptId'], where: { transcriptId: { in: ids }, kind: 'charge' }, _count: true });
+      const rows = await db.transcript.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, status: true, cost: true },
+      });
+      const charges = await db.ledgerEntry.groupBy({
+        by: ['transcriptId'],
+        where: { transcriptId: { in: ids }, kind: 'charge' },
+        _count: true,
+      });
       const chargeOf = new Map(charges.map((c) => [c.transcriptId, c._count]));
       for (const t of rows) {
         const n = chargeOf.get(t.id) ?? 0;
@@ -642,7 +797,10 @@ const scenarios: Scenario[] = [
       }
       const counts = await statusCounts([acct.accountId]);
       problems.push(...(await invariants([acct.accountId])));
-      return { problems, figures: `job=${jobMs}ms ${fmt(counts)} (incl. 1 probe) cancel-responses: ${fmt(cancelCodes)}` };
+      return {
+        problems,
+        figures: `job=${jobMs}ms ${fmt(counts)} (incl. 1 probe) cancel-responses: ${fmt(cancelCodes)}`,
+      };
     },
   },
   {
@@ -673,17 +831,23 @@ const scenarios: Scenario[] = [
       const broken = first.filter((r) => r.status === 0 && r.err !== 'ECONNREFUSED');
       const other = first.filter((r) => r.status !== 0 && r.status !== 201);
       if (other.length) problems.push(`API answered ${other.map((r) => r.status).join(',')} while stopping`);
-      if (broken.length) problems.push(`${broken.length} requests cut mid-flight (${broken.map((r) => r.err).join(',')})`);
+      if (broken.length)
+        problems.push(`${broken.length} requests cut mid-flight (${broken.map((r) => r.err).join(',')})`);
       a = await api(env);
       // Nothing lost: exactly the answered creates exist (no row without an answer, no answer without a row).
       const rows = await db.transcript.count({ where: { accountId: acct.accountId } });
       if (rows !== accepted) problems.push(`${rows} transcripts for ${accepted} accepted creates`);
       // Worker: SIGTERM while jobs run.
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), { timeout: 30_000, message: 'a job started' }).catch(() => undefined);
+      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
+        timeout: 30_000,
+        message: 'a job started',
+      }).catch(() => undefined);
       exits.worker = await stop(w);
       w = await worker(env);
       // Dispatcher: SIGTERM while (slow) sends are in flight.
-      await waitFor(() => rec.requests.length > 0, { timeout: 30_000, message: 'a notice' }).catch(() => undefined);
+      await waitFor(() => rec.requests.length > 0, { timeout: 30_000, message: 'a notice' }).catch(
+        () => undefined,
+      );
       exits.dispatcher = await stop(d);
       d = await dispatcher(env);
       if (!(await settle([acct.accountId]))) problems.push('did not settle');
@@ -693,7 +857,11 @@ const scenarios: Scenario[] = [
       problems.push(...(await invariants([acct.accountId], { receiverUp: true })));
       const notified = new Set(rec.requests.map((q) => q.transcriptId)).size;
       // Last: SIGTERM the idle apps too (all must exit 0).
-      for (const [k, p] of [['api-2', a.p], ['worker-2', w], ['dispatcher-2', d]] as const) {
+      for (const [k, p] of [
+        ['api-2', a.p],
+        ['worker-2', w],
+        ['dispatcher-2', d],
+      ] as const) {
         const c = await stop(p);
         if (c !== 0) problems.push(`${k} exited ${c}`);
       }
@@ -712,7 +880,11 @@ async function main(): Promise<void> {
     if (!existsSync(f)) throw new Error(`missing ${f} (build first: pnpm -s turbo run build)`);
   }
   await startRedis();
-  const files = await listen((q, s) => (q.url === '/jfk.wav' ? s.writeHead(200, { 'content-length': jfkBytes.length }).end(jfkBytes) : s.writeHead(404).end()));
+  const files = await listen((q, s) =>
+    q.url === '/jfk.wav'
+      ? s.writeHead(200, { 'content-length': jfkBytes.length }).end(jfkBytes)
+      : s.writeHead(404).end(),
+  );
   audioUrl = `http://127.0.0.1:${files.port}/jfk.wav`;
   const rows: { name: string; ok: boolean; figures: string; secs: number; problems: string[] }[] = [];
   const t0 = Date.now();
@@ -732,12 +904,25 @@ async function main(): Promise<void> {
     await Promise.all(procs.map((p) => stop(p, 'SIGKILL')));
     if (process.env.FAULTS_LOG_DIR) {
       // FAULTS_LOG_DIR=dir keeps every process's JSON log lines, one file per scenario.
-      const lines = procs.flatMap((p, n) => p.logs.map((l) => JSON.stringify({ proc: n, pid: p.child.pid, ...l })));
-      writeFileSync(path.join(process.env.FAULTS_LOG_DIR, `scenario-${s.name.split(' ')[0]}.jsonl`), lines.join('\n') + '\n');
+      const lines = procs.flatMap((p, n) =>
+        p.logs.map((l) => JSON.stringify({ proc: n, pid: p.child.pid, ...l })),
+      );
+      writeFileSync(
+        path.join(process.env.FAULTS_LOG_DIR, `scenario-${s.name.split(' ')[0]}.jsonl`),
+        lines.join('\n') + '\n',
+      );
     }
-    const row = { name: s.name, ok: out.problems.length === 0, figures: out.figures, secs: (Date.now() - st) / 1000, problems: out.problems };
+    const row = {
+      name: s.name,
+      ok: out.problems.length === 0,
+      figures: out.figures,
+      secs: (Date.now() - st) / 1000,
+      problems: out.problems,
+    };
     rows.push(row);
-    console.log(`[${i + 1}/${scenarios.length}] ${row.ok ? 'PASS' : 'FAIL'} ${s.name} (${row.secs.toFixed(1)} s) ${row.figures}`);
+    console.log(
+      `[${i + 1}/${scenarios.length}] ${row.ok ? 'PASS' : 'FAIL'} ${s.name} (${row.secs.toFixed(1)} s) ${row.figures}`,
+    );
     for (const p of out.problems.slice(0, 10)) console.log(`    - ${p}`);
   }
   files.server.close();
@@ -745,7 +930,8 @@ async function main(): Promise<void> {
   await rm(redisDir, { recursive: true, force: true });
   await db.$disconnect();
   console.log('\n| scenario | result | time | figures |\n|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.name} | ${r.ok ? 'pass' : 'FAIL'} | ${r.secs.toFixed(1)} s | ${r.figures} |`);
+  for (const r of rows)
+    console.log(`| ${r.name} | ${r.ok ? 'pass' : 'FAIL'} | ${r.secs.toFixed(1)} s | ${r.figures} |`);
   const failed = rows.filter((r) => !r.ok).length;
   console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   console.log(`${rows.length - failed} passed, ${failed} failed`);
