@@ -53,6 +53,20 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     expect(await checkAccountInvariants(api.db, a.accountId)).toEqual([]);
   });
 
+  it('40 concurrent creates on one account, each with its own key: all accepted (no deadlock)', async () => {
+    // The key's row references the account (a FOR KEY SHARE lock by the foreign key); the hold
+    // then locks the account row. With FOR UPDATE there, two such transactions deadlock.
+    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', `own-${i}`).send({ url: 'https://e.com/d.wav' }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 40 }, () => 201));
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(40);
+    expect(await checkAccountInvariants(api.db, a.accountId)).toEqual([]);
+  });
+
   it('refusals store nothing under the key: validation, 402, key too long', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { credits: 0 });
     const bad = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'x').send({ url: 'nope' });

@@ -6,12 +6,15 @@ type Tx = Prisma.TransactionClient;
 
 /**
  * Credit holds for transcripts. All functions run inside the caller's transaction and lock the
- * account row (`FOR UPDATE`), so concurrent movements on one account serialise and
+ * account row (`FOR NO KEY UPDATE`), so concurrent movements on one account serialise and
  * `0 <= reserved <= total` (also a CHECK constraint) holds under any concurrency.
+ * Not `FOR UPDATE`: inserting a row that references the account (an idempotency record, a
+ * transcript) takes `FOR KEY SHARE` on it, which `FOR UPDATE` conflicts with, so two creates
+ * that inserted before locking would deadlock. `FOR NO KEY UPDATE` still excludes itself.
  */
 export async function lockAccount(tx: Tx, accountId: string) {
   const rows = await tx.$queryRaw<{ total: Prisma.Decimal; reserved: Prisma.Decimal; topped_up: boolean }[]>`
-    SELECT total, reserved, topped_up FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+    SELECT total, reserved, topped_up FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
   const row = rows[0];
   if (!row) throw new Error(`account ${accountId} not found`);
   return {
