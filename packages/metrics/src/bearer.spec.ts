@@ -1,0 +1,25 @@
+import { bearerMatches } from './bearer';
+
+describe('bearerMatches', () => {
+  it('accepts exactly `Bearer <token>`', () => {
+    expect(bearerMatches('Bearer s3cret-token', 's3cret-token')).toBe(true);
+  });
+
+  it.each([
+    undefined,
+    '',
+    'Bearer ',
+    'bearer s3cret-token',
+    'Bearer s3cret-tokenX',
+    'Bearer s3cret',
+    's3cret-token',
+    'Basic s3cret-token',
+  ])('refuses %p', (header) => {
+    expect(bearerMatches(header, 's3cret-token')).toBe(false);
+  });
+
+  it('an empty token matches nothing, not even an empty bearer', () => {
+    expect(bearerMatches('Bearer ', '')).toBe(false);
+    expect(bearerMatches(undefined, '')).toBe(false);
+  });
+});

@@ -1,0 +1,19 @@
+import { type Env, int, optStr, str } from '@hark/core';
+
+export interface MetricsServerConfig {
+  /** `HARK_METRICS_PORT`: port of the `/metrics` and `/healthz` server; 0 turns it off. */
+  port: number;
+  /** `HARK_METRICS_HOST`. Default `0.0.0.0`. */
+  host: string;
+  /** `HARK_METRICS_TOKEN`: when set, `/metrics` needs `Authorization: Bearer <token>`. */
+  token: string | undefined;
+}
+
+/** The metrics server settings of a worker-like process (the API serves `/metrics` itself). */
+export function loadMetricsServerConfig(env: Env, defaultPort: number): MetricsServerConfig {
+  return {
+    port: int(env, 'HARK_METRICS_PORT', defaultPort, 0, 65535),
+    host: str(env, 'HARK_METRICS_HOST', '0.0.0.0'),
+    token: optStr(env, 'HARK_METRICS_TOKEN'),
+  };
+}
