@@ -14,6 +14,9 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
+      // `return promise` inside try/finally leaves a rejection unhandled while the finally awaits
+      // (a retryable job failure crashed the worker that way); await it where it is caught.
+      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',

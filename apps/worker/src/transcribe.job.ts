@@ -123,8 +123,8 @@ async function runJob(
     await announceFinished(deps.announce, id, t.webhookUrl);
     return 'done';
   } catch (error) {
-    if (signal.aborted) return stopped(deps, job, token, log, signal.reason);
-    return failed(deps, job, log, error, t.webhookUrl);
+    if (signal.aborted) return await stopped(deps, job, token, log, signal.reason);
+    return await failed(deps, job, log, error, t.webhookUrl);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -59,6 +59,27 @@ it('SIGTERM while a job runs: the job finishes within the grace period, then exi
   expect(lines).toEqual(expect.arrayContaining(['transcription started', 'transcript done']));
 });
 
+it('a retryable failure (audio URL refused) leaves the worker running; the last attempt fails audio_unreachable', async () => {
+  // A rejection returned (not awaited) from a try/finally went unhandled while the finally
+  // cleaned up, and Node ended the worker on every retryable failure.
+  const w = await worker();
+  const acct = await createAccount(h.db, 1000);
+  const id = await createTranscript(h.db, acct, { url: 'http://127.0.0.1:9/gone.wav' });
+  await h.enqueue(id, { attempts: 2, backoff: { type: 'fixed', delay: 300 } });
+  await w.waitForLog('attempt failed; BullMQ will retry', 20_000);
+  await waitFor(async () => (await transcriptRow(h.db, id)).status !== 'processing', {
+    timeout: 20_000,
+    message: 'transcript failed',
+  });
+  const t = await transcriptRow(h.db, id);
+  expect([t.status, t.errorCode]).toEqual(['failed', 'audio_unreachable']);
+  await new Promise((r) => setTimeout(r, 500));
+  expect([w.child.exitCode, w.child.signalCode]).toEqual([null, null]);
+  expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
+  w.kill('SIGTERM');
+  expect(await w.exited).toBe(0);
+});
+
 describe('a job outlives the worker that ran it (one 60 s transcript through three workers)', () => {
   let id = '';
   let accountId = '';
