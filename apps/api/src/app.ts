@@ -7,8 +7,10 @@ import { authenticate } from './middleware/auth';
 import { errorHandler, notFound } from './middleware/errors';
 import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { responseContract } from './middleware/response-contract';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
+import { openapiRoutes } from './routes/openapi.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
 import { uploadRoutes } from './routes/upload.routes';
 import { webhookRoutes } from './routes/webhook.routes';
@@ -25,7 +27,11 @@ export function apiRedis(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
 }
 
-export type HarkApp = Express & { close(): Promise<void> };
+export type HarkApp = Express & {
+  /** Shutdown has begun: readiness answers 503 and every response carries `Connection: close`. */
+  beginDrain(): void;
+  close(): Promise<void>;
+};
 
 /** Builds the Express app without listening, so tests drive it with supertest. */
 export function createApp(deps: ApiDeps): HarkApp {
@@ -33,12 +39,19 @@ export function createApp(deps: ApiDeps): HarkApp {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestContext(deps.logger));
-  app.use(healthRoutes(deps));
+  if (deps.config.validateResponses) app.use(responseContract());
+  const lifecycle = { draining: false };
+  app.use((_req, res, next) => {
+    if (lifecycle.draining) res.setHeader('Connection', 'close');
+    next();
+  });
+  app.use(healthRoutes(deps, lifecycle));
 
   const limits = rateLimits(new SlidingWindowLimiter(deps.redis, deps.config.redisPrefix), {
     rules: deps.config.rateLimits,
     other: deps.config.otherRouteLimit,
   });
+  app.use(openapiRoutes(limits.byAddress('GET /v1/openapi.json')));
   const v1 = Router();
   v1.use(authenticate(deps, limits.unauthenticated));
   v1.use(accountRoutes(deps, limits.limit));
@@ -66,6 +79,9 @@ export function createApp(deps: ApiDeps): HarkApp {
   app.use(notFound);
   app.use(errorHandler);
   return Object.assign(app, {
+    beginDrain: () => {
+      lifecycle.draining = true;
+    },
     close: async () => {
       await Promise.allSettled([waiter.close(), queue.close()]);
     },

@@ -5,6 +5,7 @@ import {
   type CommonConfig,
   type RateLimitRule,
   ConfigError,
+  bool,
   commonConfig,
   modelNameFromPath,
   int,
@@ -23,6 +24,9 @@ export interface ApiConfig extends CommonConfig {
   maxJsonBodyBytes: number;
   /** Time a graceful shutdown waits for in-flight requests. */
   shutdownGraceMs: number;
+  /** After SIGTERM, time the API keeps serving (readiness 503, `Connection: close`) before it
+   *  stops listening, so requests already routed here are answered rather than reset. */
+  shutdownDrainMs: number;
   /** Milliseconds a key look-up stays cached in-process (0 = always ask Postgres): a revoked key
    *  stops working on every replica within this time. Default 2000. */
   authCacheMs: number;
@@ -36,6 +40,8 @@ export interface ApiConfig extends CommonConfig {
   modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
+  /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
+  validateResponses: boolean;
 }
 
 /** Parses the API's configuration once at boot. Throws ConfigError naming the bad variable. */
@@ -57,6 +63,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     otherRouteLimit: { ...DEFAULT_OTHER_ROUTE_LIMIT, max: int(env, 'HARK_RATE_LIMIT_OTHER', DEFAULT_OTHER_ROUTE_LIMIT.max, 1) },
     maxJsonBodyBytes: int(env, 'HARK_MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
+    shutdownDrainMs: int(env, 'HARK_SHUTDOWN_DRAIN_MS', 2000, 0),
     authCacheMs: int(env, 'HARK_AUTH_CACHE_MS', 2000, 0, 60_000),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 1),
     ratePerHour: decimal(env, 'HARK_RATE_PER_HOUR', '36'),
@@ -64,6 +71,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
+    validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
   };
 }
 

@@ -25,19 +25,26 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => {
-      logger.warn('grace period over; closing remaining connections');
-      server.closeAllConnections();
-    }, config.shutdownGraceMs);
-    force.unref();
-    server.close(async () => {
-      await app.close();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    // Drain first: keep answering (readiness 503 tells balancers to stop routing here, and
+    // `Connection: close` sends keep-alive clients elsewhere), then stop listening. Closing the
+    // listener at once would reset connections already accepted or queued in the backlog.
+    app.beginDrain();
+    logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining');
+    setTimeout(() => {
+      logger.info('no new connections; finishing in-flight requests');
+      const force = setTimeout(() => {
+        logger.warn('grace period over; closing remaining connections');
+        server.closeAllConnections();
+      }, config.shutdownGraceMs);
+      force.unref();
+      server.close(async () => {
+        await app.close();
+        await Promise.allSettled([db.$disconnect(), redis.quit()]);
+        logger.info('stopped');
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+    }, config.shutdownDrainMs);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

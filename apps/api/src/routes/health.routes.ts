@@ -3,12 +3,17 @@ import { once } from 'node:events';
 import { Router } from 'express';
 import type { ApiDeps } from '../context';
 
-export function healthRoutes(deps: ApiDeps): Router {
+/** `draining`: the process is shutting down; it still answers but must not get new traffic. */
+export function healthRoutes(deps: ApiDeps, lifecycle: { readonly draining: boolean } = { draining: false }): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
     res.json({ data: { status: 'ok' } });
   });
   r.get('/readyz', async (req, res) => {
+    if (lifecycle.draining) {
+      res.status(503).json({ data: { status: 'draining' } });
+      return;
+    }
     const check = async (fn: () => Promise<unknown>): Promise<boolean> => {
       try {
         await Promise.race([fn(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000))]);
