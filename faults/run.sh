@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # pnpm test:faults — fault-injection suite against real processes (see faults/README.md).
-# Uses the shared Postgres from scripts/lib.sh but its own database (hark_faults), and starts its
-# own redis-server on a free port (flushed and restarted by the scenarios; nobody else uses it).
+# Runs on its own Postgres cluster (data under .hark/pg-faults, port $FAULTS_PG_PORT, default
+# 55442), which scenario 5 stops and starts, and its own redis-server on a free port (flushed and
+# restarted by the scenarios). Nobody else uses either.
+export HARK_PG_PORT="${FAULTS_PG_PORT:-55442}"
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+export HARK_PG_DATA="$HARK_HOME/pg-faults"
 ensure_system_packages
 ensure_pnpm
 install_deps
@@ -12,6 +15,10 @@ start_postgres hark_faults
 if [ -z "${HARK_EXTERNAL_DATABASE_URL:-}" ]; then
   as_pg "$(pg_bin)/dropdb" -h 127.0.0.1 -p "$PG_PORT" -U hark --if-exists hark_faults
   as_pg "$(pg_bin)/createdb" -h 127.0.0.1 -p "$PG_PORT" -U hark hark_faults
+  # How scenario 5 stops and restarts this cluster.
+  export FAULTS_PG_BIN="$(pg_bin)" FAULTS_PG_DATA="$HARK_PG_DATA" FAULTS_PG_OPTS="$(pg_server_opts)"
+  [ "$(id -u)" -eq 0 ] && export FAULTS_PG_RUNUSER=postgres
+  trap stop_postgres EXIT
 fi
 build_all
 migrate_db
@@ -22,4 +29,4 @@ export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models
 export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
 # Bundled one level below dist/ so that startApp's repository root (three levels up) is right.
 (cd "$ROOT" && node scripts/bundle.mjs faults/run.ts faults/dist/bin/run.js)
-exec node "$ROOT/faults/dist/bin/run.js" "$@"
+node "$ROOT/faults/dist/bin/run.js" "$@"

@@ -4,7 +4,7 @@
 // exit code 1 on any violated invariant.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -145,6 +145,32 @@ async function startReceiver(): Promise<Receiver> {
   rec.close = () => new Promise((r) => (server.closeAllConnections(), server.close(() => r())));
   return rec;
 }
+
+// ---------------------------------------------------------------- own Postgres (scenario 5)
+// run.sh starts this suite's own cluster and says how to control it; scenario 5 stops it hard
+// (`-m immediate`: no shutdown checkpoint, like a crash) and starts it again.
+const PG = {
+  bin: process.env.FAULTS_PG_BIN,
+  data: process.env.FAULTS_PG_DATA,
+  opts: process.env.FAULTS_PG_OPTS,
+  runUser: process.env.FAULTS_PG_RUNUSER,
+};
+function pgCtl(...args: string[]): Promise<void> {
+  const cmd = path.join(PG.bin ?? '', 'pg_ctl');
+  const [file, argv] = PG.runUser ? ['runuser', ['-u', PG.runUser, '--', cmd, ...args]] : [cmd, args];
+  return new Promise((resolve, reject) => {
+    const c = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    c.on('error', reject);
+    c.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`pg_ctl ${args[0]}: ${code} ${err.trim()}`)),
+    );
+  });
+}
+const stopPostgres = () => pgCtl('stop', '-D', PG.data!, '-m', 'immediate', '-w');
+const startPostgres = () =>
+  pgCtl('start', '-D', PG.data!, '-w', '-t', '60', '-l', path.join(PG.data!, 'server.log'), '-o', PG.opts!);
 
 // ---------------------------------------------------------------- apps
 type Env = Record<string, string>;
@@ -323,7 +349,13 @@ async function req(
   }
 }
 /** A POST on a fresh connection (no keep-alive), so a reset means the server dropped this very request. */
-function postFresh(port: number, p: string, acct: TestAccount, body: unknown): Promise<Res> {
+function postFresh(
+  port: number,
+  p: string,
+  acct: TestAccount,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<Res> {
   return new Promise((resolve) => {
     const data = JSON.stringify(body);
     const r = http.request(
@@ -335,6 +367,7 @@ function postFresh(port: number, p: string, acct: TestAccount, body: unknown): P
         agent: false,
         headers: {
           ...acct.auth,
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(data),
         },
@@ -680,6 +713,95 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: '5 Postgres restarted during load -> retryable errors, nothing corrupted, recovery',
+    async run() {
+      if (!PG.bin || !PG.data || !PG.opts)
+        return {
+          problems: [
+            'no private Postgres to restart (run through faults/run.sh without HARK_EXTERNAL_DATABASE_URL)',
+          ],
+          figures: '',
+        };
+      const env = await baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
+      const rec = await startReceiver();
+      const { port } = await api(env);
+      const w = await worker(env);
+      await dispatcher(env);
+      const acct = await account();
+      const problems: string[] = [];
+      const rs = await Promise.all(
+        Array.from({ length: 6 }, () => create(port, acct, { webhookUrl: rec.url })),
+      );
+      if (rs.some((r) => r.status !== 201))
+        problems.push(`creates before ${rs.map((r) => r.status).join(',')}`);
+      const first = rs[0]?.body.data?.id ?? '';
+      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
+        timeout: 30_000,
+        message: 'a job started',
+      });
+      // Postgres goes away hard while jobs run; requests keep coming for 3 s.
+      await db.$disconnect();
+      await stopPostgres();
+      const t0 = Date.now();
+      const during: Res[] = [];
+      let slowestMs = 0;
+      while (Date.now() - t0 < 3000) {
+        const b0 = Date.now();
+        const batch = await Promise.all([
+          create(port, acct, { webhookUrl: rec.url }),
+          req(port, 'GET', `/v1/transcripts/${first}`, acct),
+          req(port, 'GET', '/v1/balance', acct),
+        ]);
+        during.push(...batch);
+        slowestMs = Math.max(slowestMs, Date.now() - b0);
+        await sleep(250);
+      }
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status);
+      await startPostgres();
+      const restarted = Date.now();
+      // Recovery: the API accepts a create again (its pool reconnects by itself).
+      let recoveredMs = -1;
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        const r = await create(port, acct, { webhookUrl: rec.url });
+        if (r.status === 201) {
+          recoveredMs = Date.now() - restarted;
+          break;
+        }
+        await sleep(250);
+      }
+      if (recoveredMs < 0) problems.push('API did not accept a create within 30 s of the restart');
+      // Every answer during the outage: success, or 5xx with the envelope and retryable true.
+      const bad = during.filter(
+        (r) =>
+          !(r.status === 200 || r.status === 201 || (r.status >= 500 && r.body.error?.retryable === true)),
+      );
+      if (bad.length)
+        problems.push(
+          `answers while Postgres was down: ${bad.map((r) => `${r.status}/${r.body.error?.code ?? r.err}`).join(',')}`,
+        );
+      if (ready !== 503) problems.push(`/readyz answered ${ready} while Postgres was down`);
+      if (slowestMs > 12_000) problems.push(`a request took ${slowestMs} ms while Postgres was down`);
+      if (!(await settle([acct.accountId]))) problems.push(`did not settle within ${SETTLE_MS / 1000} s`);
+      const counts = await statusCounts([acct.accountId]);
+      const rows = await db.transcript.count({ where: { accountId: acct.accountId } });
+      const accepted = rs.length + during.filter((r) => r.status === 201).length + 1;
+      if (rows !== accepted) problems.push(`${rows} transcripts for ${accepted} accepted creates`);
+      if ((counts.done ?? 0) !== rows) problems.push(`done ${counts.done ?? 0} of ${rows}`);
+      problems.push(...(await invariants([acct.accountId], { receiverUp: true })));
+      await rec.close();
+      const tally = new Map<string, number>();
+      for (const r of during) {
+        const k = `${r.status}${r.body.error ? `:${r.body.error.code}` : ''}`;
+        tally.set(k, (tally.get(k) ?? 0) + 1);
+      }
+      return {
+        problems,
+        figures: `during-outage: ${[...tally].map(([k, n]) => `${k}=${n}`).join(' ')} slowest=${slowestMs}ms readyz=${ready} api-recovered-in=${(recoveredMs / 1000).toFixed(1)}s ${fmt(counts)}`,
+      };
+    },
+  },
+  {
     name: '6 funds for exactly 10 jobs, rounds of 40 concurrent creates',
     async run() {
       // 11 s at 36 cents/h = 0.11 cents a job; the account holds 10 x 0.11 = 1.1 cents (topped up).
@@ -815,13 +937,12 @@ const scenarios: Scenario[] = [
       const acct = await account();
       const problems: string[] = [];
       const exits: Record<string, number | string> = {};
-      // API: 40 creates spread over ~1 s; SIGTERM at ~0.4 s. No Idempotency-Key: concurrent keyed
-      // creates on one account deadlock (scenario 1b), which would hide what this one measures.
+      // API: 40 creates spread over ~1 s, each with its own Idempotency-Key; SIGTERM at ~0.4 s.
       const keys = Array.from({ length: 40 }, (_, i) => `sigterm-${i}`);
       const port0 = a.port;
-      const sends = keys.map(async (_k, i) => {
+      const sends = keys.map(async (k, i) => {
         await sleep(i * 25);
-        return postFresh(port0, '/v1/transcripts', acct, { url: audioUrl, webhookUrl: rec.url });
+        return postFresh(port0, '/v1/transcripts', acct, { url: audioUrl, webhookUrl: rec.url }, k);
       });
       await sleep(400);
       const apiExit = stop(a.p);
@@ -907,6 +1028,7 @@ async function main(): Promise<void> {
       const lines = procs.flatMap((p, n) =>
         p.logs.map((l) => JSON.stringify({ proc: n, pid: p.child.pid, ...l })),
       );
+      mkdirSync(process.env.FAULTS_LOG_DIR, { recursive: true });
       writeFileSync(
         path.join(process.env.FAULTS_LOG_DIR, `scenario-${s.name.split(' ')[0]}.jsonl`),
         lines.join('\n') + '\n',

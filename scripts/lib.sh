@@ -54,12 +54,17 @@ as_pg() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# Starts a private Postgres on 127.0.0.1:$PG_PORT with data under $HARK_HOME/pg, unless
-# DATABASE_URL is given. Exports DATABASE_URL for database $1.
+# Server options of the private Postgres (also used by the fault suite to restart its own).
+pg_server_opts() {
+  echo "-p $PG_PORT -k ${HARK_PG_DATA:-$HARK_HOME/pg} -c listen_addresses=127.0.0.1 -c fsync=${HARK_PG_FSYNC:-on} -c max_connections=300"
+}
+
+# Starts a private Postgres on 127.0.0.1:$PG_PORT with data under $HARK_HOME/pg (or $HARK_PG_DATA),
+# unless HARK_EXTERNAL_DATABASE_URL is given. Exports DATABASE_URL for database $1.
 start_postgres() {
   local db="$1"
   if [ -n "${HARK_EXTERNAL_DATABASE_URL:-}" ]; then export DATABASE_URL="$HARK_EXTERNAL_DATABASE_URL"; return 0; fi
-  local bin data; bin="$(pg_bin)"; data="$HARK_HOME/pg"
+  local bin data; bin="$(pg_bin)"; data="${HARK_PG_DATA:-$HARK_HOME/pg}"
   [ -n "$bin" ] || die "PostgreSQL server binaries not found"
   mkdir -p "$HARK_HOME"
   if [ ! -f "$data/PG_VERSION" ]; then
@@ -70,8 +75,7 @@ start_postgres() {
   fi
   if ! as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     log "starting Postgres on 127.0.0.1:$PG_PORT"
-    as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-      -o "-p $PG_PORT -k $data -c listen_addresses=127.0.0.1 -c fsync=${HARK_PG_FSYNC:-on} -c max_connections=300" start >/dev/null
+    as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 -o "$(pg_server_opts)" start >/dev/null
   fi
   if ! as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U hark -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1; then
     as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U hark "$db"
@@ -81,7 +85,7 @@ start_postgres() {
 
 stop_postgres() {
   local bin; bin="$(pg_bin)"
-  as_pg "$bin/pg_ctl" -D "$HARK_HOME/pg" -m fast stop >/dev/null 2>&1 || true
+  as_pg "$bin/pg_ctl" -D "${HARK_PG_DATA:-$HARK_HOME/pg}" -m fast stop >/dev/null 2>&1 || true
 }
 
 # Starts a private Redis on 127.0.0.1:$REDIS_PORT unless REDIS_URL is given.
