@@ -43,6 +43,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,packages}/*/test/**/*.test.ts'],
       setupFiles: ['<rootDir>/packages/testing/src/jest-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/packages/testing/src/jest-contract.ts'],
       testTimeout: 60000,
     },
   ],

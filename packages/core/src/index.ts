@@ -6,3 +6,4 @@ export * from './limits';
 export * from './env';
 export * from './validation';
 export * from './languages';
+export * from './openapi-contract';

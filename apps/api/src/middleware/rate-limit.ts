@@ -99,6 +99,13 @@ export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
         next();
       };
     },
+    /** Public routes (no key): limited per client address and route. */
+    byAddress(route: string): RequestHandler {
+      return async (req, res, next) => {
+        await apply(`ip:${req.ip ?? 'unknown'}`, route, res);
+        next();
+      };
+    },
     /** For requests that failed authentication: limited per client address. */
     unauthenticated: (req: Request, res: Response) => apply(`ip:${req.ip ?? 'unknown'}`, 'unauthenticated', res),
   };

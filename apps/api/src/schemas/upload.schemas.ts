@@ -9,14 +9,25 @@ export const UploadQuery = Type.Object({
     }),
   ),
   sha256: Type.Optional(
-    Type.String({ pattern: '^[0-9a-fA-F]{64}$', 'x-error': 'sha256_invalid', description: 'Lowercase hex SHA-256.' }),
+    Type.String({
+      pattern: '^[0-9a-fA-F]{64}$',
+      'x-error': 'sha256_invalid',
+      description: 'Lowercase hex SHA-256.',
+    }),
   ),
 });
 
-export const UploadSchema = Type.Object({
-  id: Type.String(),
-  receivedBytes: Type.Integer(),
-  expectedBytes: Type.Union([Type.Integer(), Type.Null()]),
-  sha256: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+export const UploadSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Upload identifier (at most 36 characters).' }),
+    receivedBytes: Type.Integer({ minimum: 0, description: 'Bytes durably stored so far: where to resume.' }),
+    expectedBytes: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Declared size; null if not declared.',
+    }),
+    sha256: Type.Union([Type.String(), Type.Null()], {
+      description: 'Declared digest (lowercase hex); null if not declared.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
