@@ -11,11 +11,13 @@ import { responseContract } from './middleware/response-contract';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
 import { openapiRoutes } from './routes/openapi.routes';
+import { subtitleRoutes } from './routes/subtitle.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
 import { uploadRoutes } from './routes/upload.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import { CompletionWaiter } from './services/completion-waiter';
 import { ListCursorCodec } from './services/list-cursor';
+import { SubtitleService } from './services/subtitle.service';
 import { TranscriptListService } from './services/transcript-list.service';
 import { TranscriptQueue } from './services/transcript-queue';
 import { TranscriptService } from './services/transcript.service';
@@ -73,6 +75,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   const lists = new TranscriptListService(deps.db, new ListCursorCodec(config.secret));
   v1.use(transcriptRoutes(transcripts, lists, limits.limit, config.maxJsonBodyBytes));
   v1.use(webhookRoutes(deps, limits.limit));
+  v1.use(subtitleRoutes(new SubtitleService(deps.db, (a, id) => transcripts.retryAfterSeconds(a, id)), limits.limit));
   v1.use(limits.limit('unknown'), notFound);
   app.use('/v1', v1);
 

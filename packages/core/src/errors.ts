@@ -14,6 +14,7 @@ export const CODE_STATUS = {
   idempotency_conflict: 409,
   transcript_processing: 409,
   transcript_finished: 409,
+  transcript_not_done: 409,
   no_webhook: 409,
   chunk_too_large: 413,
   upload_too_large: 413,
@@ -47,6 +48,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
   transcript_processing: 'A processing transcript cannot be deleted; cancel it first or wait for it to finish.',
   transcript_finished: 'The transcript has already finished and cannot be canceled.',
+  transcript_not_done: 'The transcript has no content: it failed or was canceled.',
   no_webhook: 'The transcript has no webhookUrl or has not finished.',
   chunk_too_large: 'The chunk is larger than 16 MiB.',
   upload_too_large: 'The upload would exceed 2 GiB.',
@@ -67,11 +69,13 @@ export class HarkError extends Error {
     readonly fields?: Record<string, string>,
     /** Extra response headers, such as Retry-After. */
     readonly headers?: Record<string, string>,
+    /** Overrides the code's default where one route differs (a subtitles export of a processing transcript). */
+    retryable?: boolean,
   ) {
     super(message ?? DEFAULT_MESSAGE[code]);
     this.name = 'HarkError';
     this.status = CODE_STATUS[code];
-    this.retryable = RETRYABLE.has(code);
+    this.retryable = retryable ?? RETRYABLE.has(code);
   }
 
   static validation(fields: Record<string, string>): HarkError {
