@@ -28,5 +28,6 @@ log "typecheck and lint"
 pnpm -s turbo run typecheck --output-logs=errors-only
 pnpm -s exec eslint .
 
+bash "$ROOT/scripts/fuzz-api.sh"
 log "running tests"
 exec pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"

@@ -4,7 +4,7 @@ import express, { type Express, Router } from 'express';
 import { Redis } from 'ioredis';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
-import { errorHandler, notFound } from './middleware/errors';
+import { errorHandler, notFound, undecodablePath } from './middleware/errors';
 import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { responseContract } from './middleware/response-contract';
@@ -56,6 +56,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   app.use(openapiRoutes(limits.byAddress('GET /v1/openapi.json')));
   const v1 = Router();
   v1.use(authenticate(deps, limits.unauthenticated));
+  v1.use(undecodablePath(limits.limit('unknown')));
   v1.use(accountRoutes(deps, limits.limit));
   const uploads = new UploadService(deps.db, deps.blobs, new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs));
   v1.use(uploadRoutes(uploads, limits.limit));

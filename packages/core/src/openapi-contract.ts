@@ -82,6 +82,11 @@ export class OpenApiContract {
     );
   }
 
+  /** Whether any operation of the document has this path (whatever the method). */
+  documents(path: string): boolean {
+    return this.routes.some((x) => x.pattern.test(path));
+  }
+
   /** Problems with one response; empty when it conforms. */
   check(r: ObservedResponse): ContractViolation | null {
     const route = this.routes.find((x) => x.method === r.method.toUpperCase() && x.pattern.test(r.path));

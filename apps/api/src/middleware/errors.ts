@@ -11,6 +11,24 @@ interface BodyParserError extends Error {
   status?: number;
 }
 
+/**
+ * A path Express cannot percent-decode (`/v1/uploads/%ZZ`) names nothing: 404 like an unknown
+ * id, after the route's usual rate limit (`limit`), instead of the router's decode error (500).
+ */
+export function undecodablePath(limit: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    try {
+      decodeURIComponent(req.path);
+      return next();
+    } catch {
+      const upload = req.path.startsWith('/uploads/');
+      if (upload) res.setHeader('Cache-Control', 'no-store'); // as on every upload route
+      const code = upload ? 'upload_not_found' : 'not_found';
+      return Promise.resolve(limit(req, res, () => next(new HarkError(code)))).catch(next);
+    }
+  };
+}
+
 /** Maps anything thrown to the envelope. Unknown errors are 500 `internal`, logged, never echoed. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   const e = toHarkError(err);
@@ -37,6 +55,8 @@ function toHarkError(err: unknown): HarkError {
     case 'request.aborted':
       return HarkError.validation({ body: 'body_incomplete' });
     default:
+      // Any other refusal of the body by the parsers (a corrupt gzip or deflate stream, say).
+      if (bp instanceof Error && bp.status === 400) return HarkError.validation({ body: 'body_invalid' });
       return new HarkError('internal');
   }
 }

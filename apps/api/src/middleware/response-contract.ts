@@ -20,12 +20,15 @@ export function apiContract(): OpenApiContract {
  * replaced by a 500 naming the problems, so the request that produced it fails even in a
  * separate process; every violation is also logged and recorded, and the jest set-up fails the
  * test that caused it. Non-JSON responses are checked when they finish (status, content type,
- * headers).
+ * headers). Paths outside /v1 that the document does not name (operator endpoints) are skipped.
  */
 export function responseContract(contract: OpenApiContract = apiContract()): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'HEAD' || req.method === 'OPTIONS') return next();
     const path = req.path;
+    // The contract is the public API: /v1 and the documented paths. Operator endpoints
+    // (/metrics, the queue board) are outside it.
+    if (!path.startsWith('/v1/') && !contract.documents(path)) return next();
     let checked = false;
     const report = (v: ContractViolation) => {
       recordContractViolation(v);

@@ -122,6 +122,26 @@ function operation(op: Operation): Json {
   };
 }
 
+/** OpenAPI links: the id a create returns feeds the operations on that resource. */
+function links(operationIds: readonly string[]): Json {
+  return Object.fromEntries(
+    operationIds.map((operationId) => [
+      operationId,
+      { operationId, parameters: { id: '$response.body#/data/id' } },
+    ]),
+  );
+}
+
+const TRANSCRIPT_LINKS = links([
+  'getTranscript',
+  'deleteTranscript',
+  'cancelTranscript',
+  'getTranscriptSubtitles',
+  'listWebhookDeliveries',
+  'replayWebhook',
+]);
+const UPLOAD_LINKS = links(['getUpload', 'appendUploadChunk']);
+
 const transcriptId = pathId('Transcript identifier.');
 const uploadId = pathId('Upload identifier.');
 const json = (schema: string) => ({ schema: { $ref: `#/components/schemas/${schema}` } });
@@ -167,7 +187,10 @@ const paths: Json = {
         },
       },
       ok: {
-        201: dataResponse('Created; status `processing`.', 'Transcript', headerRefs(RATE)),
+        201: {
+          ...dataResponse('Created; status `processing`.', 'Transcript', headerRefs(RATE)),
+          links: TRANSCRIPT_LINKS,
+        },
         200: dataResponse(
           'The existing transcript: `reuseIfIdentical` matched, or an `Idempotency-Key` replay of a 200.',
           'Transcript',
@@ -256,7 +279,7 @@ const paths: Json = {
       ok: {
         200: {
           description: 'The document in the media type of `format`, with `charset=utf-8`.',
-          headers: headerRefs(RATE),
+          headers: headerRefs([...RATE, 'Content-Disposition']),
           content: Object.fromEntries(
             Object.values(SUBTITLE_CONTENT_TYPES).map((type) => [type, { schema: { type: 'string' } }]),
           ),
@@ -321,7 +344,7 @@ const paths: Json = {
           },
         },
       },
-      ok: { 201: dataResponse('Created.', 'Upload', headerRefs(NO_STORE)) },
+      ok: { 201: { ...dataResponse('Created.', 'Upload', headerRefs(NO_STORE)), links: UPLOAD_LINKS } },
       errors: { 400: ['validation'], 413: ['payload_too_large'] },
       validation: validationKeys([UploadQuery]),
       errorHeaders: NO_STORE,

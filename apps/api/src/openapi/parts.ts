@@ -59,6 +59,11 @@ export const HEADERS = {
     required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
+  'Content-Disposition': {
+    description: '`inline; filename="<transcript id>.<format>"`.',
+    required: true,
+    schema: { type: 'string', pattern: '^inline; filename="[^"]+"$' },
+  },
   'Cache-Control': {
     description: 'Upload state changes with every chunk: never cached.',
     required: true,
