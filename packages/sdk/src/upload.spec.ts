@@ -1,0 +1,241 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { ReadableStream } from 'node:stream/web';
+import { Hark, type UploadProgress } from './client';
+import { HarkUploadError } from './errors';
+import { FakeApi, envelope } from './fake-api.fixture';
+
+const audio = randomBytes(100);
+const sha = createHash('sha256').update(audio).digest('hex');
+
+function client(api: FakeApi) {
+  const sleeps: number[] = [];
+  const hark = new Hark({
+    apiKey: 'tk_test',
+    baseUrl: 'http://hark.test',
+    fetch: api.fetch,
+    sleep: async (ms) => void sleeps.push(ms),
+    random: () => 0.5,
+  });
+  return { hark, sleeps };
+}
+
+/** Offsets of the PUT bodies, reconstructed from their lengths and the GETs' resets. */
+const putSizes = (api: FakeApi) => api.of('PUT').map((r) => r.body?.length ?? 0);
+
+describe('upload: buffers', () => {
+  it('creates with expectedBytes and sha256, then PUTs chunks in order, reporting progress', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const progress: UploadProgress[] = [];
+    const up = await hark.upload(audio, { chunkBytes: 40, onProgress: (p) => progress.push(p) });
+    const [post] = api.of('POST');
+    expect(Object.fromEntries(post!.query)).toEqual({ expectedBytes: '100', sha256: sha });
+    expect(post!.body).toBeNull();
+    expect(putSizes(api)).toEqual([40, 40, 20]);
+    expect(api.of('PUT').every((r) => r.headers.get('content-type') === 'application/octet-stream')).toBe(
+      true,
+    );
+    expect(progress.map((p) => p.receivedBytes)).toEqual([0, 40, 80, 100]);
+    expect(progress.every((p) => p.totalBytes === 100 && p.uploadId === up.id)).toBe(true);
+    expect(up).toMatchObject({ receivedBytes: 100, expectedBytes: 100, sha256: sha });
+    expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('uses 16 MiB chunks by default and refuses larger ones', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const big = Buffer.alloc(16 * 1024 * 1024 + 5, 1);
+    await hark.upload(big, { sha256: false });
+    expect(putSizes(api)).toEqual([16 * 1024 * 1024, 5]);
+    expect(api.of('POST')[0]!.query.get('sha256')).toBeNull();
+    await expect(hark.upload(big, { chunkBytes: 16 * 1024 * 1024 + 1 })).rejects.toThrow(RangeError);
+  });
+
+  it('a chunk that never arrived: back off, read receivedBytes, send it again', async () => {
+    const api = new FakeApi().fault('PUT', '/v1/uploads/', 'network');
+    const { hark, sleeps } = client(api);
+    const up = await hark.upload(audio, { chunkBytes: 40 });
+    expect(putSizes(api)).toEqual([40, 40, 40, 20]);
+    expect(api.of('GET')).toHaveLength(1);
+    expect(sleeps).toEqual([375]);
+    expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('a chunk stored whose answer was lost: resumes after it, sending nothing twice', async () => {
+    const api = new FakeApi().faultNth('PUT', '/v1/uploads/', [2], 'lose-answer');
+    const { hark } = client(api);
+    const progress: number[] = [];
+    const up = await hark.upload(audio, {
+      chunkBytes: 40,
+      onProgress: (p) => progress.push(p.receivedBytes),
+    });
+    expect(putSizes(api)).toEqual([40, 40, 20]);
+    expect(api.of('GET')).toHaveLength(1);
+    expect(progress).toEqual([0, 40, 80, 100]);
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+  });
+
+  it('upload_busy (409, retryable) and 5xx are retried; Retry-After is honoured', async () => {
+    const api = new FakeApi()
+      .fault('PUT', '/v1/uploads/', envelope(409, 'upload_busy', true))
+      .fault('PUT', '/v1/uploads/', envelope(429, 'rate_limited', true, { 'Retry-After': '3' }))
+      .fault('PUT', '/v1/uploads/', envelope(500, 'internal', true));
+    const { hark, sleeps } = client(api);
+    const up = await hark.upload(audio, { chunkBytes: 64 });
+    expect(sleeps).toEqual([375, 3000, 1500]);
+    expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('a refusal that will not change (chunk_too_large) is thrown at once', async () => {
+    const api = new FakeApi().fault('PUT', '/v1/uploads/', envelope(413, 'chunk_too_large', false));
+    const { hark, sleeps } = client(api);
+    await expect(hark.upload(audio)).rejects.toMatchObject({ code: 'chunk_too_large', status: 413 });
+    expect(sleeps).toEqual([]);
+    expect(api.of('PUT')).toHaveLength(1);
+  });
+
+  it('gives up after maxChunkRetries failures in a row', async () => {
+    const api = new FakeApi().fault('PUT', '/v1/uploads/', 'network', 100);
+    const { hark } = client(api);
+    await expect(hark.upload(audio, { maxChunkRetries: 2 })).rejects.toMatchObject({
+      name: 'HarkNetworkError',
+    });
+    expect(api.of('PUT')).toHaveLength(3);
+  });
+
+  it('the failure count starts again after each stored chunk', async () => {
+    // Two failures before each of the three chunks: within maxChunkRetries 2 every time.
+    const api = new FakeApi().faultNth('PUT', '/v1/uploads/', [1, 2, 4, 5, 7, 8], 'network');
+    const { hark } = client(api);
+    const up = await hark.upload(audio, { chunkBytes: 40, maxChunkRetries: 2 });
+    expect(putSizes(api)).toEqual([40, 40, 40, 40, 40, 40, 20, 20, 20]);
+    expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('continues an existing upload from its receivedBytes', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const first = await hark.uploads.create({ expectedBytes: 100, sha256: sha, body: audio.subarray(0, 30) });
+    const up = await hark.upload(audio, { uploadId: first.id, chunkBytes: 50 });
+    expect(api.of('POST')).toHaveLength(1);
+    expect(putSizes(api)).toEqual([50, 20]);
+    expect(up).toMatchObject({ id: first.id, receivedBytes: 100 });
+    expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('refuses empty audio', async () => {
+    const api = new FakeApi();
+    await expect(client(api).hark.upload(Buffer.alloc(0))).rejects.toBeInstanceOf(HarkUploadError);
+    expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('upload: files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'hark-sdk-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads a file by path: size and sha256 declared, chunks read at their offsets, resumable', async () => {
+    const file = path.join(dir, 'a.wav');
+    await writeFile(file, audio);
+    const api = new FakeApi()
+      .fault('PUT', '/v1/uploads/', 'lose-answer')
+      .fault('PUT', '/v1/uploads/', 'network');
+    const { hark } = client(api);
+    const up = await hark.upload(file, { chunkBytes: 30 });
+    expect(Object.fromEntries(api.of('POST')[0]!.query)).toEqual({ expectedBytes: '100', sha256: sha });
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+  });
+
+  it('a missing file fails before any request', async () => {
+    const api = new FakeApi();
+    await expect(client(api).hark.upload(path.join(dir, 'nope.wav'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+    expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('upload: streams', () => {
+  /** A Node Readable of `bytes` in pieces of `piece` bytes. */
+  const pieces = (bytes: Buffer, piece: number) => {
+    const out: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += piece) out.push(bytes.subarray(i, i + piece));
+    return out;
+  };
+
+  it('a Node Readable of small pieces is cut into full chunks; size and digest unknown unless given', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const progress: (number | null)[] = [];
+    const up = await hark.upload(Readable.from(pieces(audio, 7)), {
+      chunkBytes: 32,
+      onProgress: (p) => progress.push(p.totalBytes),
+    });
+    expect(Object.fromEntries(api.of('POST')[0]!.query)).toEqual({});
+    expect(putSizes(api)).toEqual([32, 32, 32, 4]);
+    expect(progress.every((t) => t === null)).toBe(true);
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+  });
+
+  it('declares expectedBytes and sha256 when given, and resumes inside the held chunk', async () => {
+    const api = new FakeApi()
+      .fault('PUT', '/v1/uploads/', 'network')
+      .fault('PUT', '/v1/uploads/', 'lose-answer');
+    const { hark } = client(api);
+    const up = await hark.upload(Readable.from(pieces(audio, 9)), {
+      expectedBytes: 100,
+      sha256: sha,
+      chunkBytes: 32,
+    });
+    expect(Object.fromEntries(api.of('POST')[0]!.query)).toEqual({ expectedBytes: '100', sha256: sha });
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+  });
+
+  it('a web ReadableStream works the same', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const parts = pieces(audio, 33);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = parts.shift();
+        if (next) c.enqueue(new Uint8Array(next));
+        else c.close();
+      },
+    });
+    const up = await hark.upload(stream, { chunkBytes: 50 });
+    expect(putSizes(api)).toEqual([50, 50]);
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+  });
+
+  it('a stream that ends short of expectedBytes fails with HarkUploadError', async () => {
+    const api = new FakeApi();
+    const err = await client(api)
+      .hark.upload(Readable.from([audio.subarray(0, 60)]), { expectedBytes: 100 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarkUploadError);
+    expect(err).toMatchObject({ receivedBytes: 60 });
+  });
+
+  it('a stream cannot rewind past the chunk it holds', async () => {
+    // The upload loses bytes the client had already seen stored (truncated behind its back).
+    const api = new FakeApi();
+    api.faultNth('PUT', '/v1/uploads/', [3], (r) => {
+      api.uploads.get(r.path.split('/').pop()!)!.data = Buffer.alloc(0);
+      return 'network';
+    });
+    const err = await client(api)
+      .hark.upload(Readable.from(pieces(audio, 10)), { chunkBytes: 40 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarkUploadError);
+    expect((err as Error).message).toMatch(/cannot rewind/);
+  });
+});
