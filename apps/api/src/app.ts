@@ -5,11 +5,13 @@ import { Redis } from 'ioredis';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
 import { errorHandler, notFound, undecodablePath } from './middleware/errors';
+import { ApiMetrics } from './middleware/http-metrics';
 import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { responseContract } from './middleware/response-contract';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
+import { metricsRoutes } from './routes/metrics.routes';
 import { openapiRoutes } from './routes/openapi.routes';
 import { subtitleRoutes } from './routes/subtitle.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
@@ -40,7 +42,11 @@ export function createApp(deps: ApiDeps): HarkApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  const metrics = deps.metrics ?? new ApiMetrics();
+  app.use(metrics.middleware());
   app.use(requestContext(deps.logger));
+  // Operator endpoints, outside /v1 and its OpenAPI contract.
+  app.use(metricsRoutes(metrics.registry, deps.config.metricsToken));
   if (deps.config.validateResponses) app.use(responseContract());
   const lifecycle = { draining: false };
   app.use((_req, res, next) => {

@@ -40,6 +40,8 @@ export interface ApiConfig extends CommonConfig {
   modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
+  /** `HARK_METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. Default: open. */
+  metricsToken: string | undefined;
   /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
   validateResponses: boolean;
 }
@@ -71,6 +73,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
+    metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
   };
 }
@@ -78,5 +81,12 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
 function decimal(env: Env, name: string, def: string): string {
   const v = env[name] ?? def;
   if (!/^\d{1,12}(\.\d{1,10})?$/.test(v)) throw new ConfigError(`${name} must be a non-negative decimal, got "${v}"`);
+  return v;
+}
+
+/** An optional secret: unset or empty means off; shorter than 16 characters fails at boot. */
+function secretToken(env: Env, name: string): string | undefined {
+  const v = optStr(env, name);
+  if (v !== undefined && v.trim().length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
 }

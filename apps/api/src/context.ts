@@ -3,6 +3,7 @@ import type { BlobStore } from '@hark/storage';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from './config';
 import type { Logger } from './logger';
+import type { ApiMetrics } from './middleware/http-metrics';
 
 /** Everything the API's modules need, passed in so tests can build an app on real services. */
 export interface ApiDeps {
@@ -11,6 +12,8 @@ export interface ApiDeps {
   redis: Redis;
   logger: Logger;
   blobs: BlobStore;
+  /** Default: a fresh ApiMetrics (its own registry). */
+  metrics?: ApiMetrics;
 }
 
 export interface AuthContext {

@@ -1,4 +1,5 @@
 import { type CommonConfig, ConfigError, type Env, commonConfig, int, num, optStr } from '@hark/core';
+import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 import { webhookSchedule } from '@hark/webhooks';
 
 export interface DispatcherQueueTuning {
@@ -40,6 +41,8 @@ export interface DispatcherConfig extends CommonConfig {
   shutdownGraceMs: number;
   /** `HARK_DB_POOL_SIZE`. Default 10: sends hold no connection, only the short record transaction does. */
   dbPoolSize: number;
+  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9465, 0 = off), `HARK_METRICS_HOST`, `HARK_METRICS_TOKEN`. */
+  metrics: MetricsServerConfig;
 }
 
 /** Parses the dispatcher's configuration once at boot. Throws ConfigError naming the bad variable. */
@@ -60,6 +63,7 @@ export function loadDispatcherConfig(env: Env = process.env): DispatcherConfig {
     timeoutMs: int(env, 'HARK_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', 10, 2),
+    metrics: loadMetricsServerConfig(env, 9465),
   };
 }
 

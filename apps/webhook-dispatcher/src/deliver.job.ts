@@ -5,6 +5,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WebhookScheduleConfig } from './config';
 import { type AttemptSummary, type DeliveryStore, automaticSlot } from './delivery-store';
+import type { AttemptOutcome } from './metrics';
 import { type Notice, loadNotice } from './notice';
 import { delayBefore } from './schedule';
 import { sendNotice } from './send-notice';
@@ -19,6 +20,8 @@ export interface DeliverDeps {
   /** Adds automatic attempt `attempt` as a delayed job with id `webhookJobId(id, attempt)`. */
   enqueueAttempt(transcriptId: string, attempt: number, delayMs: number): Promise<void>;
   logger: Logger;
+  /** Told how each send ended and how long it took (DispatcherMetrics). */
+  metrics?: { attemptSent(outcome: AttemptOutcome, seconds: number): void };
 }
 
 // Postgres or Redis failing under an automatic attempt: the job (attempts: 1) is put back with
@@ -70,6 +73,11 @@ export function createDeliverHandler(deps: DeliverDeps) {
     if (typeof notice === 'string') return skipped(notice, log);
     if (history.some((a) => a.delivered)) return skipped('acknowledged', log);
     const result = await send(notice, log);
+    const last = delayBefore(deps.schedule, slot + 1) === null;
+    deps.metrics?.attemptSent(
+      result.delivered ? 'delivered' : last ? 'gave_up' : 'failed',
+      result.durationMs / 1000,
+    );
     const row =
       (await store.record({
         ...result,
@@ -93,6 +101,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
     const notice = await deps.loadNotice(transcriptId);
     if (typeof notice === 'string') return skipped(notice, log);
     const result = await send(notice, log);
+    deps.metrics?.attemptSent(result.delivered ? 'delivered' : 'failed', result.durationMs / 1000);
     const row =
       (await store.record({ ...result, id, transcriptId, url: notice.url, manual: true, slot: null })) ??
       (await store.byId(id));

@@ -6,6 +6,7 @@ import {
   type WebhookJob,
   type WebhookJobResult,
   bullPrefix,
+  transcriptIdOfWebhookJob,
   webhookJobId,
 } from '@hark/queue';
 import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
@@ -15,6 +16,7 @@ import type { Logger } from 'pino';
 import type { DispatcherConfig } from './config';
 import { createDeliverHandler } from './deliver.job';
 import { DeliveryStore } from './delivery-store';
+import { DispatcherMetrics } from './metrics';
 import { loadNotice } from './notice';
 
 export interface DispatcherDeps {
@@ -27,10 +29,13 @@ export interface DispatcherDeps {
   client?: GuardedClient;
   /** Default: a DeliveryStore on `db`. Tests wrap it to inject failures. */
   store?: DeliveryStore;
+  /** Default: a fresh DispatcherMetrics (its own registry); main.ts serves it on HARK_METRICS_PORT. */
+  metrics?: DispatcherMetrics;
 }
 
 export interface RunningDispatcher {
   worker: Worker<WebhookJob, WebhookJobResult>;
+  metrics: DispatcherMetrics;
   /**
    * Takes no more jobs and lets in-flight sends finish and be recorded (up to `graceMs`,
    * default the configured grace; past it the rest are abandoned and re-run by another
@@ -53,6 +58,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
       userAgent: WEBHOOK_USER_AGENT,
     });
   const queue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
+  const metrics = deps.metrics ?? new DispatcherMetrics();
   const handler = createDeliverHandler({
     store: deps.store ?? new DeliveryStore(db),
     loadNotice: (id) => loadNotice(db, config.secret, id),
@@ -67,6 +73,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
       );
     },
     logger,
+    metrics,
   });
   const worker = new Worker<WebhookJob, WebhookJobResult>(QUEUES.webhook, handler, {
     connection: redis,
@@ -78,7 +85,10 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
   });
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
   worker.on('stalled', (jobId) =>
-    logger.warn({ jobId }, 'attempt stalled (its dispatcher died); re-running'),
+    logger.warn(
+      { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
+      'attempt stalled (its dispatcher died); re-running',
+    ),
   );
   worker.on('failed', (job, err) =>
     logger.error(
@@ -90,6 +100,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
 
   return {
     worker,
+    metrics,
     async close(graceMs = config.shutdownGraceMs) {
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<false>((resolve) => {

@@ -17,3 +17,4 @@ export { deliveryIdFor, loadNotice, type Notice } from './notice';
 export { sendNotice } from './send-notice';
 export { delayBefore } from './schedule';
 export { createLogger } from './logger';
+export { DispatcherMetrics, type AttemptOutcome } from './metrics';

@@ -1,6 +1,7 @@
 // Hark webhook dispatcher: wires configuration, Postgres, Redis and the BullMQ worker on the
 // `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
 import { createDb } from '@hark/db';
+import { serveMetrics } from '@hark/metrics';
 import { workerConnection } from '@hark/queue';
 import { loadDispatcherConfig } from './config';
 import { startDispatcher } from './dispatcher';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
   const running = await startDispatcher({ config, db, redis, logger });
+  const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
   logger.info(
     {
       concurrency: config.queue.concurrency,
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
     } catch (error) {
       logger.error({ err: (error as Error).message }, 'dispatcher close failed');
     }
-    await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    await Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);
   };

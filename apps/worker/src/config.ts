@@ -10,6 +10,7 @@ import {
   optStr,
   str,
 } from '@hark/core';
+import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 
 /** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
 const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -59,6 +60,8 @@ export interface WorkerConfig extends CommonConfig {
   reconcileGraceMs: number;
   /** `HARK_DB_POOL_SIZE`. Default: concurrency + 3 (jobs, sweeps, the failure listener). */
   dbPoolSize: number;
+  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9464, 0 = off), `HARK_METRICS_HOST`, `HARK_METRICS_TOKEN`. */
+  metrics: MetricsServerConfig;
 }
 
 /** Parses the worker's configuration once at boot. Throws ConfigError naming the bad variable. */
@@ -98,5 +101,6 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     maxProcessingMs: int(env, 'HARK_MAX_PROCESSING_MS', 24 * 3600_000, 1000),
     reconcileGraceMs: int(env, 'HARK_RECONCILE_GRACE_MS', 60_000, 0),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', concurrency + 3, 2),
+    metrics: loadMetricsServerConfig(env, 9464),
   };
 }

@@ -8,3 +8,4 @@ export { TranscriptFailure, toFailure, type FailureCode } from './failures';
 export { buildContent, utterancesFromWords, UTTERANCE_PAUSE_SECONDS } from './transcript-content';
 export { createLogger } from './logger';
 export { reconcile, type ReconcileDeps } from './sweepers/reconciler.sweeper';
+export { WorkerMetrics, type JobRunOutcome } from './metrics';

@@ -1,6 +1,7 @@
 // Hark transcription worker: wires configuration, Postgres, Redis and the BullMQ worker, then
 // runs until SIGTERM (finish or hand back the active job, exit 0).
 import { createDb } from '@hark/db';
+import { serveMetrics } from '@hark/metrics';
 import { workerConnection } from '@hark/queue';
 import { loadWorkerConfig } from './config';
 import { createLogger } from './logger';
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
   const running = await startWorker({ config, db, redis, logger });
+  const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
   logger.info(
     {
       concurrency: config.queue.concurrency,
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
     } catch (error) {
       logger.error({ err: (error as Error).message }, 'worker close failed');
     }
-    await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    await Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);
   };

@@ -24,6 +24,8 @@ export interface PipelineDeps {
   diarizer: SpeakerDiarizer;
   maxAudioSeconds: number;
   log: Logger;
+  /** Told each engine run's wall time against the audio's length (WorkerMetrics). */
+  metrics?: { engineRun(engineSeconds: number, audioSeconds: number): void };
 }
 
 export interface PipelineInput {
@@ -75,7 +77,9 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const speakers = input.speakers;
   const [result, diarization] = await timed('transcribe', () =>
     bothOrNeither(signal, (s) => [
-      deps.engine.transcribe({ wavPath, language: input.requestedLanguage, signal: s }),
+      timedEngine(deps, audioSeconds, () =>
+        deps.engine.transcribe({ wavPath, language: input.requestedLanguage, signal: s }),
+      ),
       speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
     ]),
   );
@@ -90,6 +94,14 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       content,
     },
   };
+}
+
+/** The engine alone is timed: the diarizer runs beside it and is not part of its real-time factor. */
+async function timedEngine<T>(deps: PipelineDeps, audioSeconds: number, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const out = await run();
+  deps.metrics?.engineRun((performance.now() - started) / 1000, audioSeconds);
+  return out;
 }
 
 /**

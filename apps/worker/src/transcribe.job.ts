@@ -9,6 +9,7 @@ import { type ActiveJobs, JobAbort } from './active-jobs';
 import { type AudioSourceDeps, fetchAudio } from './audio-source';
 import { type AnnounceDeps, announceFinished } from './completion';
 import { describeForLog, toFailure } from './failures';
+import type { JobRunOutcome } from './metrics';
 import { type PipelineDeps, runPipeline } from './pipeline';
 import { parseGlossary, parseSpeakers } from './transcript-content';
 
@@ -21,6 +22,8 @@ export interface TranscribeJobDeps {
   /** Per-job scratch folders are made under it. */
   tmpDir: string;
   logger: Logger;
+  /** Told how each run ended and how long it took (WorkerMetrics). */
+  metrics?: { jobFinished(outcome: JobRunOutcome, seconds: number): void };
 }
 
 /** How a job ended here (BullMQ stores it as the return value; handy in tests and logs). */
@@ -42,12 +45,20 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
     const log = deps.logger.child({ transcriptId: id, jobId: job.id, attempt: job.attemptsMade + 1 });
     // Registered before the row is read, so a cancel published in between still aborts us.
     const signal = deps.active.begin(id);
+    const started = performance.now();
+    const finished = (how: JobRunOutcome) =>
+      deps.metrics?.jobFinished(how, (performance.now() - started) / 1000);
     let outcome: JobOutcome | typeof PARKED | undefined;
     try {
       outcome = await runJob(deps, job, token, log, signal);
+    } catch (error) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      finished(error instanceof UnrecoverableError || lastAttempt ? 'failed' : 'retried');
+      throw error;
     } finally {
       deps.active.end(id, signal, outcome === PARKED);
     }
+    finished(outcome === PARKED ? 'handed_back' : outcome);
     // Handed back to the queue: BullMQ must neither complete nor fail it, and the shutdown
     // force-closes the worker next, so this promise is abandoned rather than settled.
     if (outcome === PARKED) return new Promise<never>(() => undefined);

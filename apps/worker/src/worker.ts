@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { ActiveJobs } from './active-jobs';
 import { announceFinished } from './completion';
 import type { WorkerConfig } from './config';
+import { WorkerMetrics } from './metrics';
 import type { Engine, SpeakerDiarizer } from './pipeline';
 import { reconcile } from './sweepers/reconciler.sweeper';
 import { sweepRetention } from './sweepers/retention.sweeper';
@@ -38,11 +39,14 @@ export interface WorkerDeps {
   diarizer?: SpeakerDiarizer & { close?(): Promise<void> };
   /** Default: a guarded got client (`allowPrivate` from ALLOW_PRIVATE_URLS). */
   http?: GuardedClient;
+  /** Default: a fresh WorkerMetrics (its own registry); main.ts serves it on HARK_METRICS_PORT. */
+  metrics?: WorkerMetrics;
 }
 
 export interface RunningWorker {
   worker: Worker<TranscribeJob, JobOutcome>;
   active: ActiveJobs;
+  metrics: WorkerMetrics;
   /**
    * Stops taking jobs, lets active ones finish for `graceMs` (default: the configured grace),
    * then hands the rest back to the queue (processes killed, job moved back to `wait`). Closes
@@ -62,6 +66,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });
   const prefix = bullPrefix(config.redisPrefix);
   const active = new ActiveJobs();
+  const metrics =
+    deps.metrics ??
+    new WorkerMetrics((err) => logger.warn({ err: (err as Error).message }, 'metrics: queue depths unavailable'));
 
   // One subscriber connection per process; subscribed before any job can start.
   const subscriber = redis.duplicate();
@@ -74,14 +81,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const webhookQueue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
   const announce = { redis, redisPrefix: config.redisPrefix, webhookQueue };
   const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
+  metrics.watchQueues([transcribeQueue, webhookQueue]);
   const handler = createTranscribeHandler({
     db,
     active,
     audio: { db, blobs, http, maxDownloadBytes: config.maxDownloadBytes },
-    pipeline: { db, engine, diarizer, maxAudioSeconds: config.maxAudioSeconds },
+    pipeline: { db, engine, diarizer, maxAudioSeconds: config.maxAudioSeconds, metrics },
     announce,
     tmpDir: config.tmpDir,
     logger,
+    metrics,
   });
   const worker = new Worker<TranscribeJob, JobOutcome>(QUEUES.transcribe, handler, {
     connection: redis,
@@ -92,9 +101,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     maxStalledCount: config.queue.maxStalledCount,
   });
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) =>
-    logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued'),
-  );
+  worker.on('stalled', (jobId) => {
+    metrics.jobStalled();
+    logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
+  });
   worker.on('completed', (job) => active.recorded(job.data.transcriptId));
   worker.on('failed', (job, err) => {
     if (!job) return;
@@ -148,10 +158,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
                   stop: async (id) => void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
                   maxProcessingMs: config.maxProcessingMs,
                   graceMs: config.reconcileGraceMs,
+                  log: logger,
                 })),
               }),
             },
-            { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs })) }) },
+            { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs, log: logger })) }) },
             {
               name: 'uploads',
               run: async () => ({
@@ -165,6 +176,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   return {
     worker,
     active,
+    metrics,
     async close(graceMs = config.shutdownGraceMs) {
       // Fetch nothing more (a job fetched at this very moment is handed straight back).
       active.stopAccepting();

@@ -1,4 +1,4 @@
-import { bearerMatches } from './bearer';
+import { bearerMatches, tokenMatches } from './bearer';
 
 describe('bearerMatches', () => {
   it('accepts exactly `Bearer <token>`', () => {
@@ -21,5 +21,13 @@ describe('bearerMatches', () => {
   it('an empty token matches nothing, not even an empty bearer', () => {
     expect(bearerMatches('Bearer ', '')).toBe(false);
     expect(bearerMatches(undefined, '')).toBe(false);
+  });
+});
+
+describe('tokenMatches', () => {
+  it('equal values only; never an empty token', () => {
+    expect(tokenMatches('abc', 'abc')).toBe(true);
+    expect(tokenMatches('abcd', 'abc')).toBe(false);
+    expect(tokenMatches('', '')).toBe(false);
   });
 });

@@ -3,11 +3,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 const digest = (v: string) => createHash('sha256').update(v).digest();
 
 /**
- * True when `authorization` is exactly `Bearer <token>`. Both sides are hashed first, so the
+ * True when `presented` equals the non-empty `token`. Both sides are hashed first, so the
  * comparison takes the same time whatever the presented value's length or content.
  */
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
+export function tokenMatches(presented: string, token: string): boolean {
   if (token === '') return false;
-  const presented = /^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '';
   return timingSafeEqual(digest(presented), digest(token));
+}
+
+/** True when `authorization` is exactly `Bearer <token>` (see {@link tokenMatches}). */
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  return tokenMatches(/^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '', token);
 }

@@ -1,4 +1,10 @@
 export { createRegistry } from './registry';
-export { bearerMatches } from './bearer';
+export { bearerMatches, tokenMatches } from './bearer';
 export { loadMetricsServerConfig, type MetricsServerConfig } from './config';
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './server';
+export {
+  serveMetrics,
+  startMetricsServer,
+  type MetricsLog,
+  type MetricsServer,
+  type MetricsServerOptions,
+} from './server';

@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import { createRegistry } from './registry';
-import { type MetricsServer, startMetricsServer } from './server';
+import { type MetricsServer, serveMetrics, startMetricsServer } from './server';
 
 let registry: Registry;
 let open: MetricsServer;
@@ -89,5 +89,30 @@ describe('metrics server', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('serveMetrics', () => {
+  const log = () => {
+    const lines: { level: string; msg: string; obj: object }[] = [];
+    return {
+      lines,
+      info: (obj: object, msg: string) => lines.push({ level: 'info', msg, obj }),
+      error: (obj: object, msg: string) => lines.push({ level: 'error', msg, obj }),
+    };
+  };
+
+  it('port 0 turns it off', async () => {
+    expect(await serveMetrics({ port: 0, host: '127.0.0.1', token: undefined }, registry, log())).toBeNull();
+  });
+
+  it('a port in use is logged, not fatal', async () => {
+    const l = log();
+    expect(
+      await serveMetrics({ port: open.port, host: '127.0.0.1', token: undefined }, registry, l),
+    ).toBeNull();
+    expect(l.lines).toEqual([
+      expect.objectContaining({ level: 'error', msg: expect.stringContaining('could not start') }),
+    ]);
   });
 });

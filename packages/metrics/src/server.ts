@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { HarkError, errorBody, newRequestId } from '@hark/core';
 import type { Registry } from 'prom-client';
 import { bearerMatches } from './bearer';
+import type { MetricsServerConfig } from './config';
 
 export interface MetricsServerOptions {
   registry: Registry;
@@ -62,4 +63,40 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
         server.closeAllConnections();
       }),
   };
+}
+
+/** The little of a logger {@link serveMetrics} needs (pino's fits). */
+export interface MetricsLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * Starts the metrics server of a worker-like process, unless `config.port` is 0. A port that
+ * cannot be bound (already in use) is logged and the process goes on without it: metrics never
+ * stop a process from doing its work.
+ */
+export async function serveMetrics(
+  config: MetricsServerConfig,
+  registry: Registry,
+  log: MetricsLog,
+): Promise<MetricsServer | null> {
+  if (config.port === 0) return null;
+  try {
+    const server = await startMetricsServer({
+      registry,
+      port: config.port,
+      host: config.host,
+      token: config.token,
+      onError: (err) => log.error({ err: (err as Error).message }, 'metrics scrape failed'),
+    });
+    log.info({ port: server.port, host: config.host }, 'metrics listening');
+    return server;
+  } catch (err) {
+    log.error(
+      { err: (err as Error).message, port: config.port, host: config.host },
+      'metrics server could not start (set HARK_METRICS_PORT, or 0 to turn it off); running without it',
+    );
+    return null;
+  }
 }

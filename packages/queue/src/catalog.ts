@@ -111,3 +111,8 @@ export function bullPrefix(prefix: string): string {
 export function webhookJobId(transcriptId: string, attempt: number): string {
   return `${transcriptId}-attempt-${attempt}`;
 }
+
+/** The transcript of an automatic attempt's job id (for logs); undefined for a replay's. */
+export function transcriptIdOfWebhookJob(jobId: string): string | undefined {
+  return /^(.+)-attempt-\d+$/.exec(jobId)?.[1];
+}

@@ -2,3 +2,4 @@ export * from './wait-for';
 export * from './factories';
 export * from './invariants';
 export * from './processes';
+export * from './prometheus';

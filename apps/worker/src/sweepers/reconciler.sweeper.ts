@@ -2,6 +2,7 @@ import type { Db } from '@hark/db';
 import { QUEUES, TRANSCRIBE_JOB_OPTIONS, type TranscribeJob } from '@hark/queue';
 import { failTranscript } from '@hark/transcripts';
 import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
 
 export interface ReconcileDeps {
   db: Db;
@@ -17,6 +18,8 @@ export interface ReconcileDeps {
   now?: Date;
   /** Limits the pass to one account (tests share one database with other suites). */
   accountId?: string;
+  /** Told about each transcript acted on. */
+  log?: Logger;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<{ requeued: number
     if (now.getTime() - t.createdAt.getTime() > deps.maxProcessingMs) {
       if (await failTranscript(deps.db, t.id, 'engine_failed', 'Transcription did not finish within the time allowed.')) {
         expired++;
+        deps.log?.warn({ transcriptId: t.id }, 'reconciler: processing past the maximum time; failed engine_failed');
         await deps.stop(t.id);
         await deps.announce(t.id, t.webhookUrl);
       }
@@ -55,6 +59,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<{ requeued: number
       if (job) await job.remove().catch(() => undefined);
       await deps.queue.add(QUEUES.transcribe, { transcriptId: t.id }, { ...TRANSCRIBE_JOB_OPTIONS, jobId: t.id });
       requeued++;
+      deps.log?.warn({ transcriptId: t.id, jobState: state }, 'reconciler: processing without a live job; enqueued again');
     }
   }
   return { requeued, expired };

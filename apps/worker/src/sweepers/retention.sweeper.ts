@@ -1,5 +1,6 @@
 import { type Db, Prisma } from '@hark/db';
 import type { BlobStore } from '@hark/storage';
+import type { Logger } from 'pino';
 
 export interface SweepDeps {
   db: Db;
@@ -8,6 +9,8 @@ export interface SweepDeps {
   now?: () => Date;
   /** Rows per query. Default 100. */
   batchSize?: number;
+  /** Told about each transcript erased. */
+  log?: Logger;
 }
 
 export interface RetentionSweepResult {
@@ -46,6 +49,7 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
       const erased = await eraseExpired(db, id, now);
       if (!erased) continue;
       erasedThisBatch++;
+      deps.log?.info({ transcriptId: id }, 'retention passed; content erased');
       if (erased.uploadId) {
         await blobs.remove(erased.uploadId);
         result.filesRemoved++;

@@ -1,0 +1,73 @@
+import { createRegistry } from '@hark/metrics';
+import type { Request, RequestHandler } from 'express';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Long enough for `GET ?wait=60` and large uploads at the top. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * The API's Prometheus metrics: requests and their durations by method, route template and
+ * status. Labels are bounded: the route is the Express template (`/v1/transcripts/:id`), never
+ * the path, and requests no route handled (unknown paths, failed authentication) are
+ * `unmatched`; unusual methods are `OTHER`.
+ */
+export class ApiMetrics {
+  readonly registry: Registry = createRegistry();
+  private readonly requests = new Counter({
+    name: 'hark_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'hark_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Mounted first: times every request and counts it when its response has been sent. */
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const started = process.hrtime.bigint();
+      const route = routeTemplate(req);
+      res.on('finish', () => {
+        const labels = {
+          method: METHODS.has(req.method) ? req.method : 'OTHER',
+          route: route() ?? 'unmatched',
+          status: String(res.statusCode),
+        };
+        this.requests.inc(labels);
+        this.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+      next();
+    };
+  }
+}
+
+/**
+ * The matched route's template with its mount path. Express sets `req.route` when a route
+ * matches, while `req.baseUrl` still holds the mount path (`/v1`); by the time the response
+ * finishes, an error may have unwound the routers and reset `baseUrl`. So the template is taken
+ * at the moment the route is set.
+ */
+function routeTemplate(req: Request): () => string | undefined {
+  let route: unknown;
+  let template: string | undefined;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set: (value: unknown) => {
+      route = value;
+      if (value === undefined) return;
+      // A route defined for several paths (the dashboard's pages) counts under its mount path.
+      const path = (value as { path?: unknown }).path;
+      template = req.baseUrl + (typeof path === 'string' ? path : '') || '/';
+    },
+  });
+  return () => template;
+}

@@ -1,0 +1,21 @@
+// GET /metrics (Prometheus; outside /v1, no API key; HARK_METRICS_TOKEN guards it when set)
+import { HarkError } from '@hark/core';
+import { bearerMatches } from '@hark/metrics';
+import { Router } from 'express';
+import type { Registry } from 'prom-client';
+
+export function metricsRoutes(registry: Registry, token: string | undefined): Router {
+  const r = Router();
+  r.get('/metrics', async (req, res) => {
+    if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
+      throw new HarkError('invalid_api_key', 'The metrics token is missing or invalid.');
+    }
+    const text = await registry.metrics();
+    // Written as is: res.send would rewrite the content type's parameters.
+    res.setHeader('Content-Type', registry.contentType);
+    res.setHeader('Content-Length', Buffer.byteLength(text));
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(text);
+  });
+  return r;
+}

@@ -1,0 +1,38 @@
+import { createServer } from 'node:net';
+import { type AppProcess, metricSample, scrapeMetrics, startApp } from '@hark/testing';
+import { type Harness, createHarness } from './dispatcher-env';
+
+// The built dispatcher serves its metrics on HARK_METRICS_PORT (apps/webhook-dispatcher/dist/main.js).
+jest.setTimeout(40_000);
+
+let h: Harness;
+let p: AppProcess | undefined;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  p?.kill('SIGKILL');
+  await h.close();
+});
+
+it('serves /metrics and /healthz on HARK_METRICS_PORT; SIGTERM exits 0', async () => {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+
+  p = startApp('webhook-dispatcher', {
+    ...h.env,
+    HARK_METRICS_PORT: String(port),
+    HARK_METRICS_HOST: '127.0.0.1',
+  });
+  await p.waitForLog('dispatcher ready', 20_000);
+  await p.waitForLog('metrics listening');
+  const base = `http://127.0.0.1:${port}`;
+  expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  const text = await scrapeMetrics(base);
+  expect(text).toContain('# TYPE hark_webhook_attempts_total counter');
+  expect(metricSample(text, 'hark_webhook_attempts_total', { outcome: 'delivered' })).toBeUndefined();
+  p.kill('SIGTERM');
+  expect(await p.exited).toBe(0);
+});

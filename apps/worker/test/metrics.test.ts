@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { type MetricsServer, startMetricsServer } from '@hark/metrics';
+import { metricSample, scrapeMetrics, waitFor } from '@hark/testing';
+import type { RunningWorker } from '../src/worker';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  testEnv,
+  transcriptRow,
+} from './worker-test-env';
+
+// Real jobs through an in-process worker, then a scrape of its registry over HTTP, the way
+// main.ts serves it.
+jest.setTimeout(90_000);
+
+let h: TestHarness;
+let running: RunningWorker;
+let server: MetricsServer;
+let base: string;
+
+beforeAll(async () => {
+  h = await createHarness();
+  running = await h.startWorker();
+  server = await startMetricsServer({ registry: running.metrics.registry, port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await server.close();
+  await h.close();
+});
+
+const finished = (id: string) =>
+  waitFor(
+    async () => {
+      const t = await transcriptRow(h.db, id);
+      return t.status === 'processing' ? null : t;
+    },
+    { timeout: 80_000, interval: 100, message: `transcript ${id} to finish` },
+  );
+
+it('counts job runs by outcome with their durations, the engine real-time factor and queue depths', async () => {
+  const acct = await createAccount(h.db, 1000);
+  // done: jfk.wav (11 s) through the real engine.
+  const uploadId = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(testEnv.jfkWav));
+  const done = await createTranscript(h.db, acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
+  await h.enqueue(done);
+  // retried, then failed: an audio URL that refuses connections, two attempts.
+  const refused = await createTranscript(h.db, acct, { url: 'http://127.0.0.1:9/gone.wav' });
+  await h.enqueue(refused, { attempts: 2, backoff: { type: 'fixed', delay: 200 } });
+  // missing: a job whose transcript does not exist.
+  await h.enqueue('tr_metricsmissing0000000');
+
+  expect((await finished(done)).status).toBe('done');
+  expect((await finished(refused)).errorCode).toBe('audio_unreachable');
+  const text = await waitFor(
+    async () => {
+      const t = await scrapeMetrics(base);
+      return metricSample(t, 'hark_jobs_total', { outcome: 'missing' }) === 1 &&
+        metricSample(t, 'hark_jobs_total', { outcome: 'failed' }) === 1
+        ? t
+        : null;
+    },
+    { timeout: 10_000, message: 'every run counted' },
+  );
+
+  expect(metricSample(text, 'hark_jobs_total', { outcome: 'done' })).toBe(1);
+  expect(metricSample(text, 'hark_jobs_total', { outcome: 'retried' })).toBe(1);
+  expect(metricSample(text, 'hark_jobs_total', { outcome: 'failed' })).toBe(1);
+  expect(metricSample(text, 'hark_jobs_total', { outcome: 'missing' })).toBe(1);
+  expect(metricSample(text, 'hark_job_duration_seconds_count', { outcome: 'done' })).toBe(1);
+  expect(metricSample(text, 'hark_job_duration_seconds_sum', { outcome: 'done' })).toBeGreaterThan(0);
+  expect(metricSample(text, 'hark_job_duration_seconds_bucket', { outcome: 'done', le: '+Inf' })).toBe(1);
+
+  // One engine run, on 11 s of audio.
+  expect(metricSample(text, 'hark_engine_realtime_factor_count')).toBe(1);
+  const rtf = metricSample(text, 'hark_engine_realtime_factor_sum')!;
+  expect(rtf).toBeGreaterThan(0);
+  expect(rtf).toBeLessThan(10);
+
+  // Queue depths, read from Redis at scrape time: three finished transcribe jobs, and attempt 1
+  // of the done transcript's notice waiting for a dispatcher (none runs here).
+  const depth = (queue: string, state: string) => metricSample(text, 'hark_queue_jobs', { queue, state });
+  expect(depth('transcribe', 'completed')).toBe(2);
+  expect(depth('transcribe', 'failed')).toBe(1);
+  expect(depth('transcribe', 'active')).toBe(0);
+  expect(depth('webhook', 'waiting')).toBe(1);
+
+  // Bounded labels: no ids.
+  expect(text).not.toContain(done);
+  expect(text).not.toContain(refused);
+  // Default process metrics too.
+  expect(text).toContain('process_cpu_user_seconds_total');
+});
+
+it('/healthz answers while the worker runs', async () => {
+  const res = await fetch(`${base}/healthz`);
+  expect(res.status).toBe(200);
+});
