@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
 import { metricsRoutes } from './routes/metrics.routes';
 import { openapiRoutes } from './routes/openapi.routes';
+import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.routes';
 import { subtitleRoutes } from './routes/subtitle.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
 import { uploadRoutes } from './routes/upload.routes';
@@ -45,8 +46,11 @@ export function createApp(deps: ApiDeps): HarkApp {
   const metrics = deps.metrics ?? new ApiMetrics();
   app.use(metrics.middleware());
   app.use(requestContext(deps.logger));
-  // Operator endpoints, outside /v1 and its OpenAPI contract.
+  // Operator endpoints, outside /v1 and its OpenAPI contract. The queue board is off unless an
+  // operator token is configured (never with an empty one).
   app.use(metricsRoutes(metrics.registry, deps.config.metricsToken));
+  const board = deps.config.operatorToken ? queueBoard(deps.redis, deps.config.redisPrefix, deps.config.operatorToken) : null;
+  if (board) app.use(QUEUE_BOARD_PATH, ...board.handlers);
   if (deps.config.validateResponses) app.use(responseContract());
   const lifecycle = { draining: false };
   app.use((_req, res, next) => {
@@ -93,7 +97,7 @@ export function createApp(deps: ApiDeps): HarkApp {
       lifecycle.draining = true;
     },
     close: async () => {
-      await Promise.allSettled([waiter.close(), queue.close()]);
+      await Promise.allSettled([waiter.close(), queue.close(), board?.close()]);
     },
   });
 }

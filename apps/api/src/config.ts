@@ -42,6 +42,8 @@ export interface ApiConfig extends CommonConfig {
   uploadLockTtlMs: number;
   /** `HARK_METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. Default: open. */
   metricsToken: string | undefined;
+  /** `HARK_OPERATOR_TOKEN`: turns on the read-only queue dashboard at `/admin/queues`, behind it. Default: off. */
+  operatorToken: string | undefined;
   /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
   validateResponses: boolean;
 }
@@ -74,6 +76,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
+    operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
   };
 }
