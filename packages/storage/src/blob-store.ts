@@ -9,13 +9,14 @@ export interface BlobStore {
    * Appends `body` at byte `offset` (the durable length recorded in Postgres). Anything past
    * `offset` left by an earlier crash is cut first. The bytes are fsync'ed before this resolves;
    * on any failure the file is truncated back to `offset` and the error rethrown.
-   * `onData` sees every chunk before it is written (incremental hashing).
+   * `onData` sees every chunk before it is written (incremental hashing); when it returns a
+   * promise, reading waits for it (backpressure).
    */
   appendAt(
     key: string,
     offset: number,
     body: AsyncIterable<Buffer>,
-    opts: { maxBytes: number; onData?: (chunk: Buffer) => void; tooLarge: () => Error },
+    opts: { maxBytes: number; onData?: (chunk: Buffer) => void | Promise<void>; tooLarge: () => Error },
   ): Promise<number>;
   /** Cuts the blob back to `length` (used when Postgres refused to record an append). */
   truncate(key: string, length: number): Promise<void>;

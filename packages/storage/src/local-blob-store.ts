@@ -19,7 +19,7 @@ export class LocalBlobStore implements BlobStore {
     key: string,
     offset: number,
     body: AsyncIterable<Buffer>,
-    opts: { maxBytes: number; onData?: (chunk: Buffer) => void; tooLarge: () => Error },
+    opts: { maxBytes: number; onData?: (chunk: Buffer) => void | Promise<void>; tooLarge: () => Error },
   ): Promise<number> {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
@@ -50,7 +50,8 @@ export class LocalBlobStore implements BlobStore {
       for await (const chunk of body) {
         received += chunk.length;
         if (received > opts.maxBytes) throw opts.tooLarge();
-        opts.onData?.(chunk);
+        const hashed = opts.onData?.(chunk);
+        if (hashed) await hashed;
         pending.push(chunk);
         pendingBytes += chunk.length;
         if (pendingBytes >= 1 << 20) {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import type { Db } from '@hark/db';
-import { type BlobStore, ResumableSha256 } from '@hark/storage';
+import { type BlobStore, HashingThread } from '@hark/storage';
 import type { UploadLock } from './upload-lock';
 
 export interface UploadView {
@@ -37,6 +37,9 @@ function requestTooLarge(): HarkError {
 
 export const UPLOAD_ID = /^up_[A-Za-z0-9_-]{1,33}$/;
 
+/** One hashing thread per process, shared by every upload it receives. */
+const defaultHashing = new HashingThread();
+
 /**
  * Resumable uploads. A chunk is written and fsync'ed, then `receivedBytes` (and the running
  * SHA-256 state) advance in Postgres only if nobody else moved them; on any failure the file is
@@ -47,6 +50,7 @@ export class UploadService {
     private readonly db: Db,
     private readonly blobs: BlobStore,
     private readonly lock: UploadLock,
+    private readonly hashing: HashingThread = defaultHashing,
   ) {}
 
   /**
@@ -61,7 +65,7 @@ export class UploadService {
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
     const id = newId('up');
-    const hash = await ResumableSha256.start();
+    const hash = await this.hashing.start();
     let written = 0;
     try {
       written = await this.blobs.appendAt(id, 0, body, {
@@ -76,7 +80,7 @@ export class UploadService {
           expectedBytes: input.expectedBytes,
           sha256: input.sha256,
           receivedBytes: BigInt(written),
-          hashState: Buffer.from(hash.save()),
+          hashState: Buffer.from(await hash.save()),
         },
         select: SELECT,
       });
@@ -84,6 +88,8 @@ export class UploadService {
     } catch (e) {
       await this.blobs.remove(id);
       throw e;
+    } finally {
+      hash.end();
     }
   }
 
@@ -119,24 +125,28 @@ export class UploadService {
       const offset = Number(current.receivedBytes);
       const room = LIMITS.maxUploadBytes - offset;
       if (declaredLength !== null && declaredLength > room) throw new HarkError('upload_too_large');
-      const hash = await ResumableSha256.start(current.hashState);
-      const written = await this.blobs.appendAt(id, offset, body, {
-        maxBytes: Math.min(LIMITS.maxChunkBytes, room),
-        onData: (c) => hash.update(c),
-        tooLarge: () => new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
-      });
-      if (written === 0) throw new HarkError('chunk_empty');
+      const hash = await this.hashing.start(current.hashState);
       try {
-        const n = await this.db.upload.updateMany({
-          where: { id, receivedBytes: current.receivedBytes },
-          data: { receivedBytes: BigInt(offset + written), hashState: Buffer.from(hash.save()) },
+        const written = await this.blobs.appendAt(id, offset, body, {
+          maxBytes: Math.min(LIMITS.maxChunkBytes, room),
+          onData: (c) => hash.update(c),
+          tooLarge: () => new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
         });
-        if (n.count !== 1) throw new Error('upload moved under its lock');
-      } catch (e) {
-        await this.blobs.truncate(id, offset);
-        throw e;
+        if (written === 0) throw new HarkError('chunk_empty');
+        try {
+          const n = await this.db.upload.updateMany({
+            where: { id, receivedBytes: current.receivedBytes },
+            data: { receivedBytes: BigInt(offset + written), hashState: Buffer.from(await hash.save()) },
+          });
+          if (n.count !== 1) throw new Error('upload moved under its lock');
+        } catch (e) {
+          await this.blobs.truncate(id, offset);
+          throw e;
+        }
+        return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
+      } finally {
+        hash.end();
       }
-      return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
     } finally {
       await held.release();
     }
