@@ -29,5 +29,19 @@ pnpm -s turbo run typecheck --output-logs=errors-only
 pnpm -s exec eslint .
 
 bash "$ROOT/scripts/fuzz-api.sh"
+
+# The fault-injection suite (faults/README.md): real processes, its own Postgres cluster and
+# Redis. HARK_FAULTS=0 skips it. Its result is reported before jest so jest's summary stays last.
+faults_rc=0
+if [ "${HARK_FAULTS:-1}" != 0 ]; then
+  log "fault-injection suite"
+  bash "$ROOT/faults/run.sh" || faults_rc=$?
+fi
+
 log "running tests"
-exec pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"
+[ "$faults_rc" -eq 0 ] || log "the fault-injection suite FAILED (exit $faults_rc); see its table above"
+set +e
+pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"
+jest_rc=$?
+[ "$faults_rc" -eq 0 ] || exit "$faults_rc"
+exit "$jest_rc"
