@@ -1,7 +1,6 @@
 import { checkPublicUrl } from '@hark/http';
 import { transcriptDoneChannel } from '@hark/queue';
 import express, { type Express, Router } from 'express';
-import { Redis } from 'ioredis';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
 import { errorHandler, notFound, undecodablePath } from './middleware/errors';
@@ -26,11 +25,6 @@ import { TranscriptQueue } from './services/transcript-queue';
 import { TranscriptService } from './services/transcript.service';
 import { UploadLock } from './services/upload-lock';
 import { UploadService } from './services/upload.service';
-
-/** The API's Redis connection: producers fail fast rather than queueing commands while Redis is away. */
-export function apiRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-}
 
 export type HarkApp = Express & {
   /** Shutdown has begun: readiness answers 503 and every response carries `Connection: close`. */

@@ -2,7 +2,8 @@
 import { once } from 'node:events';
 import { createDb } from '@hark/db';
 import { LocalBlobStore } from '@hark/storage';
-import { apiRedis, createApp } from './app';
+import { producerConnection } from '@hark/queue';
+import { createApp } from './app';
 import { loadApiConfig } from './config';
 import { createLogger } from './logger';
 
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api');
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
-  const redis = apiRedis(config.redisUrl);
+  const redis = producerConnection(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const blobs = new LocalBlobStore(config.storageDir);
   // Accept requests only once Redis answers (limits and queues fail fast, without a queue).

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalBlobStore } from '@hark/storage';
 import pino from 'pino';
-import { apiRedis, createApp } from '../src/app';
+import { producerConnection } from '@hark/queue';
+import { createApp } from '../src/app';
 import { type ApiConfig, loadApiConfig } from '../src/config';
 import type { ApiDeps } from '../src/context';
 
@@ -26,7 +27,7 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
     ...overrides,
   };
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 5 });
-  const redis = apiRedis(config.redisUrl); // exactly as main.ts connects
+  const redis = producerConnection(config.redisUrl); // exactly as main.ts connects
   const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
   config.storageDir = storageDir;
   const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };

@@ -8,6 +8,7 @@ import {
   bullPrefix,
   transcriptIdOfWebhookJob,
   webhookJobId,
+  workerOptions,
 } from '@hark/queue';
 import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
 import { Queue, Worker } from 'bullmq';
@@ -75,14 +76,11 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     logger,
     metrics,
   });
-  const worker = new Worker<WebhookJob, WebhookJobResult>(QUEUES.webhook, handler, {
-    connection: redis,
-    prefix,
-    concurrency: config.queue.concurrency,
-    lockDuration: config.queue.lockDurationMs,
-    stalledInterval: config.queue.stalledIntervalMs,
-    maxStalledCount: config.queue.maxStalledCount,
-  });
+  const worker = new Worker<WebhookJob, WebhookJobResult>(
+    QUEUES.webhook,
+    handler,
+    workerOptions(redis, prefix, config.queue),
+  );
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
   worker.on('stalled', (jobId) =>
     logger.warn(

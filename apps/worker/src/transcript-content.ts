@@ -1,23 +1,19 @@
-import { type DiarizationResult, type SpeakersOption, buildUtterances, labelWords } from '@hark/diarization';
+import {
+  type DiarizationResult,
+  type LabeledWord,
+  type SpeakersOption,
+  type Utterance,
+  buildUtterances,
+  labelWords,
+} from '@hark/diarization';
 import type { TranscriptContentInput } from '@hark/transcripts';
 import { type Glossary, type TimedWord, applyCorrections, wordsToText } from '@hark/media';
 
 /** A word as stored and served (api-spec Transcript `words`). */
-export interface TranscriptWord {
-  start: number;
-  end: number;
-  text: string;
-  speaker: string | null;
-}
+export type TranscriptWord = LabeledWord;
 
-/** api-spec Transcript `utterances`. */
-export interface Utterance {
-  start: number;
-  end: number;
-  text: string;
-  speaker: string | null;
-  overlap: boolean;
-}
+/** api-spec Transcript `utterances`: the diarization package's, also built here without speakers. */
+export type { Utterance };
 
 /** api-spec Transcript `diarizationSegments`. */
 export interface DiarizationSegment {

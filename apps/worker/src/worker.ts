@@ -8,6 +8,7 @@ import {
   type WebhookJob,
   bullPrefix,
   transcriptCancelChannel,
+  workerOptions,
 } from '@hark/queue';
 import { type BlobStore, LocalBlobStore } from '@hark/storage';
 import { failTranscript } from '@hark/transcripts';
@@ -68,7 +69,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const active = new ActiveJobs();
   const metrics =
     deps.metrics ??
-    new WorkerMetrics((err) => logger.warn({ err: (err as Error).message }, 'metrics: queue depths unavailable'));
+    new WorkerMetrics((err) =>
+      logger.warn({ err: (err as Error).message }, 'metrics: queue depths unavailable'),
+    );
 
   // One subscriber connection per process; subscribed before any job can start.
   const subscriber = redis.duplicate();
@@ -92,14 +95,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     logger,
     metrics,
   });
-  const worker = new Worker<TranscribeJob, JobOutcome>(QUEUES.transcribe, handler, {
-    connection: redis,
-    prefix,
-    concurrency: config.queue.concurrency,
-    lockDuration: config.queue.lockDurationMs,
-    stalledInterval: config.queue.stalledIntervalMs,
-    maxStalledCount: config.queue.maxStalledCount,
-  });
+  const worker = new Worker<TranscribeJob, JobOutcome>(
+    QUEUES.transcribe,
+    handler,
+    workerOptions(redis, prefix, config.queue),
+  );
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
   worker.on('stalled', (jobId) => {
     metrics.jobStalled();
@@ -155,14 +155,18 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
                   db,
                   queue: transcribeQueue,
                   announce: (id, url) => announceFinished(announce, id, url),
-                  stop: async (id) => void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
+                  stop: async (id) =>
+                    void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
                   maxProcessingMs: config.maxProcessingMs,
                   graceMs: config.reconcileGraceMs,
                   log: logger,
                 })),
               }),
             },
-            { name: 'retention', run: async () => ({ ...(await sweepRetention({ db, blobs, log: logger })) }) },
+            {
+              name: 'retention',
+              run: async () => ({ ...(await sweepRetention({ db, blobs, log: logger })) }),
+            },
             {
               name: 'uploads',
               run: async () => ({
@@ -192,7 +196,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // would wait for forever.
       if (!(await active.allRecorded(5000))) logger.warn('closing before BullMQ recorded every result');
       await worker.close(true);
-      await Promise.allSettled([webhookQueue.close(), transcribeQueue.close(), subscriber.quit(), diarizer.close?.()]);
+      await Promise.allSettled([
+        webhookQueue.close(),
+        transcribeQueue.close(),
+        subscriber.quit(),
+        diarizer.close?.(),
+      ]);
       return { handedBack };
     },
   };

@@ -1,9 +1,13 @@
-// A port of packages/webhooks/src/signature.ts (verification only): the SDK must not load other
-// @hark packages at run time. signature.spec.ts checks that notices signed by @hark/webhooks verify.
+// The one implementation of webhook verification. It lives in the SDK because the SDK must not load
+// other @hark packages at run time; @hark/webhooks (the signing side) re-exports it.
+// signature.spec.ts checks that notices signed by @hark/webhooks verify.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Header carrying the signature on every notice (`req.headers['hark-signature']` in node:http). */
 export const SIGNATURE_HEADER = 'Hark-Signature';
+
+/** Default accepted clock difference between sender and receiver, in seconds. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 // Bounds the work one forged header can cause.
 const MAX_HEADER_LENGTH = 4096;
@@ -16,8 +20,19 @@ export interface VerifySignatureOptions {
   now?: Date;
 }
 
-/** `t` and the `v1` signatures of a strictly well-formed header; null otherwise. */
-function parseHeader(header: string): { t: number; v1: string[] } | null {
+/** A parsed `Hark-Signature` value: one timestamp and one or more v1 signatures. */
+export interface ParsedSignature {
+  t: number;
+  v1: string[];
+}
+
+/**
+ * Parses a signature header strictly: comma-separated `key=value` pairs with no spaces, exactly
+ * one `t` (decimal digits), one or more `v1` (64 lowercase hex digits each; several appear while
+ * a key is being rotated). Other keys are ignored, so a future `v2` does not break old receivers.
+ * Returns null for anything else.
+ */
+export function parseSignatureHeader(header: string): ParsedSignature | null {
   if (header.length === 0 || header.length > MAX_HEADER_LENGTH) return null;
   let t: number | null = null;
   const v1: string[] = [];
@@ -55,9 +70,9 @@ export function verifySignature(
   apiKey: string,
   options: VerifySignatureOptions = {},
 ): boolean {
-  const { toleranceSeconds = 300, now = new Date() } = options;
+  const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = new Date() } = options;
   if (typeof header !== 'string') return false; // absent, or sent twice
-  const parsed = parseHeader(header);
+  const parsed = parseSignatureHeader(header);
   if (parsed === null) return false;
   if (Math.abs(Math.floor(now.getTime() / 1000) - parsed.t) > toleranceSeconds) return false;
 
