@@ -1,8 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lockAccount, placeHold } from '@hark/billing';
-import { costForSeconds, newId } from '@hark/core';
 import { type Db, type WebhookDelivery, createDb } from '@hark/db';
 import {
   QUEUES,
@@ -12,7 +10,7 @@ import {
   webhookJobId,
   workerConnection,
 } from '@hark/queue';
-import { type TestAccount, createTestAccount } from '@hark/testing';
+import { type TestAccount, createProcessingTranscript, createTestAccount } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -91,26 +89,12 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
       return d;
     },
     async transcript(webhookUrl) {
-      const id = newId('tr');
-      await db.$transaction(async (tx) => {
-        const acct = await lockAccount(tx, account.accountId);
-        await tx.transcript.create({
-          data: {
-            id,
-            accountId: account.accountId,
-            apiKeyId: account.apiKeyId,
-            url: 'https://example.com/a.wav',
-            webhookUrl,
-            rate: '36',
-            model: 'whisper-test',
-            externalId: 'ext-1',
-            metadata: { team: 'qa' },
-          },
-        });
-        const hold = await placeHold(tx, account.accountId, id, costForSeconds(60, '36'), acct.available);
-        await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+      return createProcessingTranscript(db, account, {
+        url: 'https://example.com/a.wav',
+        webhookUrl,
+        externalId: 'ext-1',
+        metadata: { team: 'qa' },
       });
-      return id;
     },
     async finish(id, how = 'done', announce = true) {
       if (how === 'done') {

@@ -4,8 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { lockAccount, placeHold } from '@hark/billing';
-import { costForSeconds, newId } from '@hark/core';
+import { newId } from '@hark/core';
 import { type Db, Prisma, createDb } from '@hark/db';
 import {
   QUEUES,
@@ -17,7 +16,7 @@ import {
   workerConnection,
 } from '@hark/queue';
 import { LocalBlobStore, ResumableSha256 } from '@hark/storage';
-import { type TestAccount, createTestAccount } from '@hark/testing';
+import { type TestAccount, createProcessingTranscript, createTestAccount } from '@hark/testing';
 import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -150,36 +149,22 @@ export async function createTranscript(
   account: TestAccount,
   opts: TranscriptOptions,
 ): Promise<string> {
-  const id = newId('tr');
-  const rate = opts.speakers ? SPEAKERS_RATE : RATE;
-  await db.$transaction(async (tx) => {
-    const acct = await lockAccount(tx, account.accountId);
-    await tx.transcript.create({
-      data: {
-        id,
-        accountId: account.accountId,
-        apiKeyId: account.apiKeyId,
-        url: opts.url ?? null,
-        uploadId: opts.uploadId ?? null,
-        requestedLanguage: opts.requestedLanguage ?? null,
-        speakers: opts.speakers == null ? Prisma.DbNull : (opts.speakers as Prisma.InputJsonValue),
-        glossary: opts.glossary ?? Prisma.DbNull,
-        webhookUrl: opts.webhookUrl ?? null,
-        expiresAt: opts.expiresAt === undefined ? new Date(Date.now() + 30 * 86_400_000) : opts.expiresAt,
-        rate,
-        model: opts.model ?? 'whisper-base.en',
-      },
-    });
-    const hold = await placeHold(
-      tx,
-      account.accountId,
-      id,
-      costForSeconds(opts.holdSeconds ?? 60, rate),
-      acct.available,
-    );
-    await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
-  });
-  return id;
+  return createProcessingTranscript(
+    db,
+    account,
+    {
+      url: opts.url ?? null,
+      uploadId: opts.uploadId ?? null,
+      requestedLanguage: opts.requestedLanguage ?? null,
+      speakers: opts.speakers == null ? Prisma.DbNull : (opts.speakers as Prisma.InputJsonValue),
+      glossary: opts.glossary ?? Prisma.DbNull,
+      webhookUrl: opts.webhookUrl ?? null,
+      expiresAt: opts.expiresAt === undefined ? new Date(Date.now() + 30 * 86_400_000) : opts.expiresAt,
+      rate: opts.speakers ? SPEAKERS_RATE : RATE,
+      model: opts.model ?? 'whisper-base.en',
+    },
+    opts.holdSeconds ?? 60,
+  );
 }
 
 /** An upload as the API stores it: the blob file, the running hash state, the declared digest. */

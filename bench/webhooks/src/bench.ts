@@ -10,11 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { lockAccount, placeHold } from '@hark/billing';
-import { costForSeconds, newId } from '@hark/core';
 import { type Db, createDb } from '@hark/db';
 import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, bullPrefix, webhookJobId } from '@hark/queue';
-import { type TestAccount, createTestAccount, startApp } from '@hark/testing';
+import { type TestAccount, createProcessingTranscript, createTestAccount, startApp } from '@hark/testing';
 import { completeTranscript } from '@hark/transcripts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -78,24 +76,12 @@ class Receivers {
 async function createTranscripts(db: Db, account: TestAccount, urls: string[], n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = newId('tr');
-    await db.$transaction(async (tx) => {
-      const acct = await lockAccount(tx, account.accountId);
-      await tx.transcript.create({
-        data: {
-          id,
-          accountId: account.accountId,
-          apiKeyId: account.apiKeyId,
-          url: 'https://example.com/a.wav',
-          webhookUrl: urls[i % urls.length]!,
-          rate: '36',
-          model: 'whisper-bench',
-          externalId: `bench-${i}`,
-          metadata: { bench: 'webhooks' },
-        },
-      });
-      const hold = await placeHold(tx, account.accountId, id, costForSeconds(60, '36'), acct.available);
-      await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+    const id = await createProcessingTranscript(db, account, {
+      url: 'https://example.com/a.wav',
+      webhookUrl: urls[i % urls.length]!,
+      model: 'whisper-bench',
+      externalId: `bench-${i}`,
+      metadata: { bench: 'webhooks' },
     });
     ids.push(id);
   }

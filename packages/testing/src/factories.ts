@@ -1,5 +1,6 @@
-import { createAccount, issueApiKey, topUp } from '@hark/billing';
-import type { Db } from '@hark/db';
+import { createAccount, issueApiKey, lockAccount, placeHold, topUp } from '@hark/billing';
+import { costForSeconds, newId } from '@hark/core';
+import type { Db, Prisma } from '@hark/db';
 
 export interface TestAccount {
   accountId: string;
@@ -22,4 +23,43 @@ export async function createTestAccount(
   if (opts.toppedUp) await topUp(db, id, opts.credits ?? 1000);
   const key = await issueApiKey(db, secret, id);
   return { accountId: id, apiKeyId: key.id, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
+}
+
+/** Fields of a transcript row a test chooses; the rest are the create defaults. */
+export type TranscriptRowFields = Omit<
+  Prisma.TranscriptUncheckedCreateInput,
+  'id' | 'accountId' | 'apiKeyId' | 'rate' | 'model'
+> & {
+  /** Hourly rate in cents. Default 36. */
+  rate?: string;
+  model?: string;
+};
+
+/**
+ * A `processing` transcript as the API's create writes it: the row and its provisional hold
+ * (`holdSeconds` at its rate, or all that is available) in one transaction. Returns its id.
+ */
+export async function createProcessingTranscript(
+  db: Db,
+  account: Pick<TestAccount, 'accountId' | 'apiKeyId'>,
+  fields: TranscriptRowFields = {},
+  holdSeconds = 60,
+): Promise<string> {
+  const id = newId('tr');
+  const { rate = '36', model = 'whisper-test', ...rest } = fields;
+  await db.$transaction(async (tx) => {
+    const acct = await lockAccount(tx, account.accountId);
+    await tx.transcript.create({
+      data: { ...rest, id, accountId: account.accountId, apiKeyId: account.apiKeyId, rate, model },
+    });
+    const hold = await placeHold(
+      tx,
+      account.accountId,
+      id,
+      costForSeconds(holdSeconds, rate),
+      acct.available,
+    );
+    await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
+  });
+  return id;
 }
