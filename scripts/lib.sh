@@ -120,6 +120,18 @@ migrate_db() {
   (cd "$ROOT" && node packages/db/dist/migrate-cli.js)
 }
 
+# Everything a run against real services needs: packages, dependencies, Postgres (database $1)
+# and Redis, the build, the migrations.
+prepare_stack() {
+  ensure_system_packages
+  ensure_pnpm
+  install_deps
+  start_postgres "$1"
+  start_redis
+  build_all
+  migrate_db
+}
+
 ensure_whisper() {
   bash "$ROOT/scripts/build-whisper.sh"
 }

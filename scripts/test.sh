@@ -5,13 +5,7 @@
 # given), builds whisper-cli from source once, then runs jest. Extra arguments go to jest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ensure_system_packages
-ensure_pnpm
-install_deps
-start_postgres hark_test
-start_redis
-build_all
-migrate_db
+prepare_stack hark_test
 ensure_whisper
 export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
 export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"

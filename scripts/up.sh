@@ -6,14 +6,8 @@
 # the database, the account and the key, and restarts the apps. Stop with `bash scripts/down.sh`.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ensure_system_packages
-ensure_pnpm
-install_deps
-start_postgres hark
-start_redis
 ensure_secret
-build_all
-migrate_db
+prepare_stack hark
 ensure_whisper
 
 export PORT="${PORT:-3000}"

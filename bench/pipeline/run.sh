@@ -4,14 +4,8 @@
 # with the test model); the wait wake-up latency (completion -> GET ?wait= answer; target 50 ms)
 # and the worker's peak RSS. BENCH_RUNS (3) repeats; BENCH_AUDIO picks another file.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
-ensure_system_packages
-ensure_pnpm
-install_deps
-start_postgres hark_bench
-start_redis
 ensure_secret
-build_all
-migrate_db
+prepare_stack hark_bench
 ensure_whisper
 export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
 export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"

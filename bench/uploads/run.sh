@@ -3,14 +3,8 @@
 # writing the same chunks with fsync straight to the same disk; prints MB/s, the ratio (target
 # >= 0.5) and the API's peak RSS (target < 200 MB). BENCH_UPLOAD_MIB changes the size.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
-ensure_system_packages
-ensure_pnpm
-install_deps
-start_postgres hark_bench
-start_redis
 ensure_secret
-build_all
-migrate_db
+prepare_stack hark_bench
 (cd "$ROOT/bench/uploads" && node ../../scripts/bundle.mjs src/bench.ts dist/bench.js)
 export HARK_BENCH_DIR="$HARK_HOME/bench/uploads"
 mkdir -p "$HARK_BENCH_DIR"
