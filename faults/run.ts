@@ -465,6 +465,26 @@ const fmt = (o: Record<string, number | string>) =>
 const account = (credits: number | string = 100_000) =>
   createTestAccount(db, SECRET, { toppedUp: true, credits });
 
+/**
+ * API and worker (and dispatcher) with the reconciler on fast settings, `n` creates sent with
+ * `extra`, and a job already running: the starting point of the outage scenarios.
+ */
+async function jobsRunning(n: number, extra: Record<string, unknown> = {}, withDispatcher = false) {
+  const env = await baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
+  const { port } = await api(env);
+  const w = await worker(env);
+  if (withDispatcher) await dispatcher(env);
+  const acct = await account();
+  const problems: string[] = [];
+  const rs = await Promise.all(Array.from({ length: n }, () => create(port, acct, extra)));
+  if (rs.some((r) => r.status !== 201)) problems.push(`creates ${rs.map((r) => r.status).join(',')}`);
+  await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
+    timeout: 30_000,
+    message: 'a job started',
+  });
+  return { port, acct, problems, rs };
+}
+
 // ---------------------------------------------------------------- scenarios
 interface Outcome {
   problems: string[];
@@ -625,17 +645,7 @@ const scenarios: Scenario[] = [
   {
     name: '4a Redis FLUSHDB during load -> reconciler recovers',
     async run() {
-      const env = await baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
-      const { port } = await api(env);
-      const w = await worker(env);
-      const acct = await account();
-      const problems: string[] = [];
-      const rs = await Promise.all(Array.from({ length: 8 }, () => create(port, acct)));
-      if (rs.some((r) => r.status !== 201)) problems.push(`creates ${rs.map((r) => r.status).join(',')}`);
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
-        timeout: 20_000,
-        message: 'a job started',
-      });
+      const { port, acct, problems, rs } = await jobsRunning(8);
       const t0 = Date.now();
       await redisCli('flushdb');
       const more = await Promise.all(Array.from({ length: 4 }, () => create(port, acct)));
@@ -651,17 +661,7 @@ const scenarios: Scenario[] = [
   {
     name: '4b Redis restarted during load -> everything done',
     async run() {
-      const env = await baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
-      const { port } = await api(env);
-      const w = await worker(env);
-      const acct = await account();
-      const problems: string[] = [];
-      const rs = await Promise.all(Array.from({ length: 8 }, () => create(port, acct)));
-      if (rs.some((r) => r.status !== 201)) problems.push(`creates ${rs.map((r) => r.status).join(',')}`);
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
-        timeout: 20_000,
-        message: 'a job started',
-      });
+      const { port, acct, problems } = await jobsRunning(8);
       const t0 = Date.now();
       await stopRedis();
       const during = await Promise.all(Array.from({ length: 4 }, () => create(port, acct)));
@@ -722,23 +722,9 @@ const scenarios: Scenario[] = [
           ],
           figures: '',
         };
-      const env = await baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
       const rec = await startReceiver();
-      const { port } = await api(env);
-      const w = await worker(env);
-      await dispatcher(env);
-      const acct = await account();
-      const problems: string[] = [];
-      const rs = await Promise.all(
-        Array.from({ length: 6 }, () => create(port, acct, { webhookUrl: rec.url })),
-      );
-      if (rs.some((r) => r.status !== 201))
-        problems.push(`creates before ${rs.map((r) => r.status).join(',')}`);
+      const { port, acct, problems, rs } = await jobsRunning(6, { webhookUrl: rec.url }, true);
       const first = rs[0]?.body.data?.id ?? '';
-      await waitFor(() => w.logs.some((l) => l.msg === 'transcription started'), {
-        timeout: 30_000,
-        message: 'a job started',
-      });
       // Postgres goes away hard while jobs run; requests keep coming for 3 s.
       await db.$disconnect();
       await stopPostgres();
