@@ -9,9 +9,11 @@ import {
   commonConfig,
   modelNameFromPath,
   int,
+  oneOf,
   optStr,
   str,
 } from '@hark/core';
+import type { UploadHasherKind } from '@hark/storage';
 
 export interface ApiConfig extends CommonConfig {
   port: number;
@@ -40,6 +42,9 @@ export interface ApiConfig extends CommonConfig {
   modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
+  /** `HARK_UPLOAD_HASHER`: `auto` (native OpenSSL SHA-256 where it loads, else wasm on a worker
+   *  thread), `native` (fail at the first upload if it cannot load) or `thread`. Default auto. */
+  uploadHasher: UploadHasherKind;
   /** `HARK_METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. Default: open. */
   metricsToken: string | undefined;
   /** `HARK_OPERATOR_TOKEN`: turns on the read-only queue dashboard at `/admin/queues`, behind it. Default: off. */
@@ -75,6 +80,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
+    uploadHasher: oneOf(env, 'HARK_UPLOAD_HASHER', ['auto', 'native', 'thread'], 'auto'),
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),

@@ -48,6 +48,13 @@ export function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+export function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 /** Configuration every process shares. */
 export interface CommonConfig {
   databaseUrl: string;

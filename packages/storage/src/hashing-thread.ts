@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { RunningHash, UploadHashing } from './upload-hashing';
 
 /**
  * Resumable SHA-256 (the state saved in Postgres between chunks, see ResumableSha256) computed on
@@ -47,7 +48,7 @@ type Pending = { resolve: (r: Reply) => void; reject: (e: Error) => void };
 /** Bytes an upload may have sent to the thread and not yet seen hashed before `update` waits. */
 const MAX_UNHASHED_BYTES = 4 * 1024 * 1024;
 
-export class HashingThread {
+export class HashingThread implements UploadHashing {
   private worker: Worker | null = null;
   private nextId = 1;
   private nextSeq = 1;
@@ -126,7 +127,7 @@ export class HashingThread {
 }
 
 /** One running hash on the thread. Call `end` when done with it (also after a failure). */
-export class HashSession {
+export class HashSession implements RunningHash {
   private unacked = 0;
   private ended = false;
 

@@ -1,10 +1,100 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, stat, truncate } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rm, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from './blob-store';
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Writes every byte of `bufs` at `position` (writev may write less than asked). */
+async function writeAll(fh: FileHandle, bufs: Buffer[], position: number): Promise<void> {
+  const total = bufs.reduce((n, b) => n + b.length, 0);
+  let done = (await fh.writev(bufs, position)).bytesWritten;
+  if (done === total) return;
+  const rest = Buffer.concat(bufs, total);
+  while (done < total) done += (await fh.write(rest, done, total - done, position + done)).bytesWritten;
+}
+
+const WRITE_BATCH = 1 << 20;
+const FLUSH_EVERY = 4 << 20;
+
+/**
+ * Appends arriving bytes at `offset` while more arrive: at most one write is in flight (memory
+ * stays ~2 MiB per upload while the socket keeps flowing), and written bytes are flushed to disk
+ * every few MiB in the background, so the fsync that makes the chunk durable at the end has only
+ * the tail left to flush instead of the whole chunk.
+ */
+export class PipelinedAppend {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private written = 0;
+  private unflushed = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private flushing: Promise<void> | null = null;
+  private error: unknown = null;
+
+  constructor(
+    private readonly fh: FileHandle,
+    private readonly offset: number,
+  ) {}
+
+  async push(chunk: Buffer): Promise<void> {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes < WRITE_BATCH) return;
+    await this.writing;
+    this.throwIfFailed();
+    this.startWrite();
+  }
+
+  /** Writes what is left, waits for everything, fsyncs; resolves with the bytes appended. */
+  async finish(): Promise<number> {
+    await this.writing;
+    this.startWrite();
+    await this.settle();
+    this.throwIfFailed();
+    await this.fh.sync();
+    return this.written;
+  }
+
+  /** Waits for the write and flush in flight, whatever their outcome. */
+  async settle(): Promise<void> {
+    await this.writing;
+    await this.flushing;
+  }
+
+  private throwIfFailed(): void {
+    if (this.error) throw this.error;
+  }
+
+  private startWrite(): void {
+    if (this.pendingBytes === 0) return;
+    const bufs = this.pending;
+    const bytes = this.pendingBytes;
+    const position = this.offset + this.written;
+    this.written += bytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.writing = writeAll(this.fh, bufs, position).then(
+      () => {
+        this.unflushed += bytes;
+        if (this.unflushed >= FLUSH_EVERY && !this.flushing) this.startFlush();
+      },
+      (e: unknown) => void (this.error ??= e),
+    );
+  }
+
+  private startFlush(): void {
+    this.unflushed = 0;
+    this.flushing = this.fh.datasync().then(
+      () => void (this.flushing = null),
+      (e: unknown) => {
+        this.flushing = null;
+        this.error ??= e;
+      },
+    );
+  }
+}
 
 /** Local-filesystem driver: one file per key under `dir`. */
 export class LocalBlobStore implements BlobStore {
@@ -24,50 +114,21 @@ export class LocalBlobStore implements BlobStore {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
     const fh = await open(file, 'a+');
-    let written = 0;
-    let inflight: Promise<void> = Promise.resolve();
+    const out = new PipelinedAppend(fh, offset);
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
       if ((await fh.stat()).size !== offset) await fh.truncate(offset);
-      // Disk writes overlap the receiving and hashing of the next bytes: at most one write is in
-      // flight, so memory stays bounded (~2 MiB per upload) while the socket keeps flowing.
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      let writeError: unknown = null;
-      const startWrite = () => {
-        if (pendingBytes === 0) return;
-        const buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-        const position = offset + written;
-        written += buf.length;
-        pending = [];
-        pendingBytes = 0;
-        inflight = fh.write(buf, 0, buf.length, position).then(
-          () => undefined,
-          (e: unknown) => void (writeError ??= e),
-        );
-      };
       let received = 0;
       for await (const chunk of body) {
         received += chunk.length;
         if (received > opts.maxBytes) throw opts.tooLarge();
         const hashed = opts.onData?.(chunk);
         if (hashed) await hashed;
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes >= 1 << 20) {
-          await inflight;
-          if (writeError) throw writeError;
-          startWrite();
-        }
+        await out.push(chunk);
       }
-      await inflight;
-      startWrite();
-      await inflight;
-      if (writeError) throw writeError;
-      await fh.sync();
-      return written;
+      return await out.finish();
     } catch (e) {
-      await inflight.catch(() => undefined);
+      await out.settle();
       await fh.truncate(offset).catch(() => undefined);
       await fh.sync().catch(() => undefined);
       throw e;

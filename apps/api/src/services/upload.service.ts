@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import type { Db } from '@hark/db';
-import { type BlobStore, HashingThread } from '@hark/storage';
+import type { BlobStore, UploadHashing } from '@hark/storage';
 import type { UploadLock } from './upload-lock';
 
 export interface UploadView {
@@ -37,9 +37,6 @@ function requestTooLarge(): HarkError {
 
 export const UPLOAD_ID = /^up_[A-Za-z0-9_-]{1,33}$/;
 
-/** One hashing thread per process, shared by every upload it receives. */
-const defaultHashing = new HashingThread();
-
 /**
  * Resumable uploads. A chunk is written and fsync'ed, then `receivedBytes` (and the running
  * SHA-256 state) advance in Postgres only if nobody else moved them; on any failure the file is
@@ -50,7 +47,7 @@ export class UploadService {
     private readonly db: Db,
     private readonly blobs: BlobStore,
     private readonly lock: UploadLock,
-    private readonly hashing: HashingThread = defaultHashing,
+    private readonly hashing: UploadHashing,
   ) {}
 
   /**
