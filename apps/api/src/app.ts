@@ -1,4 +1,5 @@
 import { checkPublicUrl } from '@hark/http';
+import { ChosenUploadHashing } from '@hark/storage';
 import { transcriptDoneChannel } from '@hark/queue';
 import express, { type Express, Router } from 'express';
 import type { ApiDeps } from './context';
@@ -42,7 +43,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   app.use(requestContext(deps.logger));
   // Operator endpoints, outside /v1 and its OpenAPI contract. The queue board is off unless an
   // operator token is configured (never with an empty one).
-  app.use(metricsRoutes(metrics.registry, deps.config.metricsToken));
+  metricsRoutes(app, metrics.registry, deps.config.metricsToken); // plain routes: one cheap path test each
   const board = deps.config.operatorToken ? queueBoard(deps.redis, deps.config.redisPrefix, deps.config.operatorToken) : null;
   if (board) app.use(QUEUE_BOARD_PATH, ...board.handlers);
   if (deps.config.validateResponses) app.use(responseContract());
@@ -51,18 +52,20 @@ export function createApp(deps: ApiDeps): HarkApp {
     if (lifecycle.draining) res.setHeader('Connection', 'close');
     next();
   });
-  app.use(healthRoutes(deps, lifecycle));
+  healthRoutes(app, deps, lifecycle);
 
   const limits = rateLimits(new SlidingWindowLimiter(deps.redis, deps.config.redisPrefix), {
     rules: deps.config.rateLimits,
     other: deps.config.otherRouteLimit,
   });
-  app.use(openapiRoutes(limits.byAddress('GET /v1/openapi.json')));
+  openapiRoutes(app, limits.byAddress('GET /v1/openapi.json'));
   const v1 = Router();
   v1.use(authenticate(deps, limits.unauthenticated));
   v1.use(undecodablePath(limits.limit('unknown')));
   v1.use(accountRoutes(deps, limits.limit));
-  const uploads = new UploadService(deps.db, deps.blobs, new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs));
+  const uploadHashing = deps.uploadHashing ?? new ChosenUploadHashing(deps.config.uploadHasher);
+  const uploadLock = new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs);
+  const uploads = new UploadService(deps.db, deps.blobs, uploadLock, uploadHashing);
   v1.use(uploadRoutes(uploads, limits.limit));
   const { config } = deps;
   const queue = new TranscriptQueue(deps.redis, config.redisPrefix);
@@ -91,7 +94,7 @@ export function createApp(deps: ApiDeps): HarkApp {
       lifecycle.draining = true;
     },
     close: async () => {
-      await Promise.allSettled([waiter.close(), queue.close(), board?.close()]);
+      await Promise.allSettled([waiter.close(), queue.close(), board?.close(), uploadHashing.close()]);
     },
   });
 }

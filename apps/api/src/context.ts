@@ -1,5 +1,5 @@
-import type { Db } from '@hark/db';
-import type { BlobStore } from '@hark/storage';
+import type { Db, PgPool } from '@hark/db';
+import type { BlobStore, ChosenUploadHashing } from '@hark/storage';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from './config';
 import type { Logger } from './logger';
@@ -9,9 +9,13 @@ import type { ApiMetrics } from './middleware/http-metrics';
 export interface ApiDeps {
   config: ApiConfig;
   db: Db;
+  /** The pool under `db`, for the hot-path reads that skip Prisma (key look-up, balance). */
+  pool: PgPool;
   redis: Redis;
   logger: Logger;
   blobs: BlobStore;
+  /** Default: the hasher `config.uploadHasher` names, chosen at the first upload. */
+  uploadHashing?: ChosenUploadHashing;
   /** Default: a fresh ApiMetrics (its own registry). */
   metrics?: ApiMetrics;
 }

@@ -1,25 +1,17 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
-import { once } from 'node:events';
-import { createDb } from '@hark/db';
-import { LocalBlobStore } from '@hark/storage';
-import { producerConnection } from '@hark/queue';
 import { createApp } from './app';
 import { loadApiConfig } from './config';
 import { createLogger } from './logger';
+import { connectApiDeps } from './wiring';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api');
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
-  const redis = producerConnection(config.redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const blobs = new LocalBlobStore(config.storageDir);
-  // Accept requests only once Redis answers (limits and queues fail fast, without a queue).
-  if (redis.status !== 'ready') await once(redis, 'ready');
-  const app = createApp({ config, db, redis, logger, blobs });
+  const deps = await connectApiDeps(config, logger);
+  const app = createApp(deps);
   const server = app.listen(config.port, config.host, () => {
     const addr = server.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host }, 'api listening');
+    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, uploadHasher: deps.uploadHasher }, 'api listening');
   });
 
   let stopping = false;
@@ -40,7 +32,7 @@ async function main(): Promise<void> {
       force.unref();
       server.close(async () => {
         await app.close();
-        await Promise.allSettled([db.$disconnect(), redis.quit()]);
+        await deps.disconnect();
         logger.info('stopped');
         process.exit(0);
       });

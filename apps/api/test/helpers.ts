@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDb, type Db } from '@hark/db';
+import { createDb, createPgPool, type Db } from '@hark/db';
 import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,11 +26,12 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
     redisPrefix: `hark-test-${randomBytes(4).toString('hex')}`,
     ...overrides,
   };
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 5 });
+  const pool = createPgPool({ databaseUrl: config.databaseUrl, poolSize: 5 });
+  const db = createDb({ pool });
   const redis = producerConnection(config.redisUrl); // exactly as main.ts connects
   const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
   config.storageDir = storageDir;
-  const deps: ApiDeps = { config, db, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };
+  const deps: ApiDeps = { config, db, pool, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };
   const app = createApp(deps);
   return {
     app,
@@ -42,6 +43,7 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
       if (keys.length) await redis.del(...keys);
       await app.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await pool.end();
     },
   };
 }

@@ -2,13 +2,11 @@
 // Redis, auth, rate limiting, request logging), `server.js bare` a bare Express 5 handler with a
 // body of the same shape. Listens on 127.0.0.1, an ephemeral port, and reports it over IPC.
 import type { Server } from 'node:http';
-import { createDb } from '@hark/db';
-import { LocalBlobStore } from '@hark/storage';
 import express, { type Express } from 'express';
-import { Redis } from 'ioredis';
 import { createApp } from '../../../apps/api/src/app';
 import { loadApiConfig } from '../../../apps/api/src/config';
 import { createLogger } from '../../../apps/api/src/logger';
+import { connectApiDeps } from '../../../apps/api/src/wiring';
 
 export type ServerKind = 'hark' | 'bare';
 
@@ -30,19 +28,14 @@ async function startHark(): Promise<{ app: Express; close: () => Promise<void>; 
     redisPrefix: process.env.BENCH_REDIS_PREFIX ?? `${base.redisPrefix}-bench`,
   };
   // Wired as apps/api/src/main.ts wires it.
-  const logger = createLogger(config.logLevel, 'api');
-  const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  await new Promise<void>((resolve, reject) => {
-    redis.once('ready', resolve);
-    redis.once('error', reject);
-  });
-  await db.$queryRaw`SELECT 1`;
-  const app = createApp({ config, db, redis, logger, blobs: new LocalBlobStore(config.storageDir) });
+  const deps = await connectApiDeps(config, createLogger(config.logLevel, 'api'));
+  await deps.db.$queryRaw`SELECT 1`;
+  const app = createApp(deps);
   return {
     app,
     close: async () => {
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await app.close();
+      await deps.disconnect();
     },
     notes: [
       `Postgres pool ${config.dbPoolSize}`,

@@ -1,4 +1,4 @@
-export { createDb, type Db, type DbOptions } from './client';
+export { createDb, createPgPool, type Db, type DbOptions, type PgPool } from './client';
 export { migrate, type MigrationResult } from './migrate';
 export * from './generated/client';
 export { Prisma } from './generated/client';

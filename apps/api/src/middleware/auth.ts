@@ -17,9 +17,13 @@ export function authenticate(
   const lookup = async (digest: string): Promise<AuthContext | null> => {
     const hit = cache.get(digest);
     if (hit && hit.until > Date.now()) return hit.auth;
-    // Hot path (every request): one indexed raw query instead of the query builder.
-    const rows = await deps.db.$queryRaw<{ id: string; account_id: string; revoked_at: Date | null }[]>`
-      SELECT id, account_id, revoked_at FROM api_keys WHERE key_hmac = ${digest}`;
+    // Hot path (every request): a named (prepared once per connection) query on the pool,
+    // without Prisma's query building.
+    const { rows } = await deps.pool.query<{ id: string; account_id: string; revoked_at: Date | null }>({
+      name: 'hark_api_key_by_hmac',
+      text: 'SELECT id, account_id, revoked_at FROM api_keys WHERE key_hmac = $1',
+      values: [digest],
+    });
     const row = rows[0];
     const auth = row && !row.revoked_at ? { accountId: row.account_id, apiKeyId: row.id } : null;
     if (deps.config.authCacheMs > 0) {

@@ -6,7 +6,7 @@ import { BalanceService } from '../services/balance.service';
 
 export function accountRoutes(deps: ApiDeps, limit: (route: string) => RequestHandler): Router {
   const r = Router();
-  const balances = new BalanceService(deps.db);
+  const balances = new BalanceService(deps.pool);
 
   r.get('/balance', limit('GET /v1/balance'), async (req, res) => {
     res.json({ data: await balances.get(req.auth!.accountId) });

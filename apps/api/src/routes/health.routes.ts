@@ -1,11 +1,10 @@
 // GET /healthz (process up), GET /readyz (Postgres and Redis reachable)
 import { once } from 'node:events';
-import { Router } from 'express';
+import type { IRouter } from 'express';
 import type { ApiDeps } from '../context';
 
 /** `draining`: the process is shutting down; it still answers but must not get new traffic. */
-export function healthRoutes(deps: ApiDeps, lifecycle: { readonly draining: boolean } = { draining: false }): Router {
-  const r = Router();
+export function healthRoutes(r: IRouter, deps: ApiDeps, lifecycle: { readonly draining: boolean } = { draining: false }): void {
   r.get('/healthz', (_req, res) => {
     res.json({ data: { status: 'ok' } });
   });
@@ -32,5 +31,4 @@ export function healthRoutes(deps: ApiDeps, lifecycle: { readonly draining: bool
     ]);
     res.status(postgres && redis ? 200 : 503).json({ data: { status: postgres && redis ? 'ready' : 'unavailable', postgres, redis } });
   });
-  return r;
 }

@@ -1,11 +1,10 @@
 // GET /metrics (Prometheus; outside /v1, no API key; HARK_METRICS_TOKEN guards it when set)
 import { HarkError } from '@hark/core';
 import { bearerMatches } from '@hark/metrics';
-import { Router } from 'express';
+import type { IRouter } from 'express';
 import type { Registry } from 'prom-client';
 
-export function metricsRoutes(registry: Registry, token: string | undefined): Router {
-  const r = Router();
+export function metricsRoutes(r: IRouter, registry: Registry, token: string | undefined): void {
   r.get('/metrics', async (req, res) => {
     if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
       throw new HarkError('invalid_api_key', 'The metrics token is missing or invalid.');
@@ -17,5 +16,4 @@ export function metricsRoutes(registry: Registry, token: string | undefined): Ro
     res.setHeader('Cache-Control', 'no-store');
     res.end(text);
   });
-  return r;
 }

@@ -1,12 +1,10 @@
 // GET /v1/openapi.json (no key; limited per client address)
-import { Router, type RequestHandler } from 'express';
+import type { IRouter, RequestHandler } from 'express';
 import { buildOpenApiDocument } from '../openapi/document';
 
-export function openapiRoutes(limit: RequestHandler): Router {
+export function openapiRoutes(r: IRouter, limit: RequestHandler): void {
   const doc = buildOpenApiDocument();
-  const r = Router();
   r.get('/v1/openapi.json', limit, (_req, res) => {
     res.json(doc);
   });
-  return r;
 }

@@ -1,5 +1,5 @@
 import { HarkError, moneyToJson } from '@hark/core';
-import type { Db } from '@hark/db';
+import type { PgPool } from '@hark/db';
 
 export interface BalanceView {
   currency: 'USD';
@@ -9,11 +9,15 @@ export interface BalanceView {
 }
 
 export class BalanceService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly pool: PgPool) {}
 
+  /** Read by every polling client: a named query on the pool, without Prisma's query building. */
   async get(accountId: string): Promise<BalanceView> {
-    const rows = await this.db.$queryRaw<{ total: string; reserved: string; available: string }[]>`
-      SELECT total::text, reserved::text, (total - reserved)::text AS available FROM accounts WHERE id = ${accountId}`;
+    const { rows } = await this.pool.query<{ total: string; reserved: string; available: string }>({
+      name: 'hark_balance',
+      text: 'SELECT total::text, reserved::text, (total - reserved)::text AS available FROM accounts WHERE id = $1',
+      values: [accountId],
+    });
     const a = rows[0];
     if (!a) throw new HarkError('invalid_api_key');
     return {
