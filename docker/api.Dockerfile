@@ -60,4 +60,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "apps/api/dist/main.js"]
+# Node flags: apps/api/package.json "nodeFlags" (a 4 MB young generation: the API streams
+# uploads, and a small nursery lets V8 collect spent socket buffers sooner; see bench/uploads).
+CMD ["node", "--max-semi-space-size=4", "apps/api/dist/main.js"]

@@ -39,7 +39,9 @@ fi
 bash "$ROOT/scripts/down.sh" --apps-only
 mkdir -p "$HARK_HOME/logs" "$HARK_HOME/run"
 for app in api worker webhook-dispatcher; do
-  nohup node "$ROOT/apps/$app/dist/main.js" >> "$HARK_HOME/logs/$app.log" 2>&1 &
+  # shellcheck disable=SC2046 # the app's Node flags (package.json "nodeFlags"), word-split on purpose
+  nohup node $(node -p "(require('$ROOT/apps/$app/package.json').nodeFlags || []).join(' ')") \
+    "$ROOT/apps/$app/dist/main.js" >> "$HARK_HOME/logs/$app.log" 2>&1 &
   echo $! > "$HARK_HOME/run/$app.pid"
 done
 

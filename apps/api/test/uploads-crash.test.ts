@@ -4,6 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb } from '@hark/db';
+import { ResumableSha256 } from '@hark/storage';
 import { type AppProcess, createTestAccount, startApp, waitFor } from '@hark/testing';
 
 const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
@@ -25,7 +26,10 @@ describe('uploads survive a killed API process', () => {
     };
     const acct = await createTestAccount(db, process.env.HARK_SECRET!);
     let api: AppProcess = startApp('api', env);
-    let port = (await api.waitForLog('api listening')).port as number;
+    const listening = await api.waitForLog('api listening');
+    // The bundled process loads the native hasher (a fallback to the thread would be silent).
+    expect(listening.uploadHasher).toMatch(/^native/);
+    let port = listening.port as number;
 
     const head = randomBytes(300_000);
     const created = await call(port, 'POST', '/v1/uploads', acct.auth, head);
@@ -49,8 +53,12 @@ describe('uploads survive a killed API process', () => {
     await api.exited;
     req.destroy();
 
-    api = startApp('api', env);
-    port = (await api.waitForLog('api listening')).port as number;
+    // The replica that takes over hashes on the wasm thread: the state the native hasher saved
+    // for the first bytes must carry on there (a mixed fleet, or a platform without koffi).
+    api = startApp('api', { ...env, HARK_UPLOAD_HASHER: 'thread' });
+    const relistening = await api.waitForLog('api listening');
+    expect(relistening.uploadHasher).toMatch(/^thread/);
+    port = relistening.port as number;
     try {
       const after = await call(port, 'GET', `/v1/uploads/${id}`, acct.auth);
       expect(after.body.data.receivedBytes).toBe(head.length);
@@ -67,6 +75,8 @@ describe('uploads survive a killed API process', () => {
       const stored = await readFile(path.join(storage, id));
       const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
       expect(sha(stored)).toBe(sha(Buffer.concat([head, tail])));
+      const row = await db.upload.findUniqueOrThrow({ where: { id } });
+      expect(await (await ResumableSha256.start(row.hashState)).digestHex()).toBe(sha(stored));
     } finally {
       api.kill('SIGTERM');
       await api.exited;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -14,9 +15,20 @@ export interface AppProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts a built app (`apps/<name>/dist/main.js`) as a real process with its JSON logs captured. */
-export function startApp(name: 'api' | 'worker' | 'webhook-dispatcher', env: NodeJS.ProcessEnv): AppProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps', name, 'dist/main.js')], {
+export type AppName = 'api' | 'worker' | 'webhook-dispatcher';
+
+/** The Node flags an app runs with in production (its package.json "nodeFlags"). */
+export function appNodeFlags(name: AppName): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'apps', name, 'package.json'), 'utf8')) as { nodeFlags?: string[] };
+  return manifest.nodeFlags ?? [];
+}
+
+/**
+ * Starts a built app (`apps/<name>/dist/main.js`) as a real process, with the Node flags it runs
+ * with in production, and its JSON logs captured.
+ */
+export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
+  const child = spawn(process.execPath, [...appNodeFlags(name), path.join(REPO_ROOT, 'apps', name, 'dist/main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
