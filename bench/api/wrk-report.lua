@@ -1,8 +1,26 @@
--- wrk script for bench/api: sends the bench key from BENCH_API_KEY (kept off the command line)
--- and prints one line `WRK_RESULT {json}` that src/load.ts parses. Latencies in microseconds.
-local key = os.getenv("BENCH_API_KEY")
-if key and key ~= "" then
-  wrk.headers["Authorization"] = "Bearer " .. key
+-- wrk script for bench/api. Requests rotate through the API keys listed one per line in the file
+-- BENCH_API_KEYS_FILE (kept off the command line); every thread starts at its own place in the
+-- list. Prints one line `WRK_RESULT {json}` that src/load.ts parses. Latencies in microseconds.
+local prepared = {}
+local n = 0
+
+init = function(args)
+  local file = os.getenv("BENCH_API_KEYS_FILE")
+  if file and file ~= "" then
+    for key in io.lines(file) do
+      if key ~= "" then
+        prepared[#prepared + 1] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. key })
+      end
+    end
+  end
+  if #prepared == 0 then prepared[1] = wrk.format() end
+  math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)
+  n = math.random(#prepared)
+end
+
+request = function()
+  n = n % #prepared + 1
+  return prepared[n]
 end
 
 done = function(summary, latency, requests)

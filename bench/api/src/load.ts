@@ -10,7 +10,8 @@ export interface LoadOptions {
   threads: number;
   durationSeconds: number;
   /** Sent as `Authorization: Bearer <key>` (through the environment, never the command line). */
-  apiKey?: string;
+  /** A file with one API key per line; requests rotate through them. */
+  apiKeysFile?: string;
 }
 
 export interface LoadResult {
@@ -67,7 +68,7 @@ export function runWrk(opts: LoadOptions): Promise<LoadResult> {
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, {
-      env: { ...process.env, BENCH_API_KEY: opts.apiKey ?? '' },
+      env: { ...process.env, BENCH_API_KEYS_FILE: opts.apiKeysFile ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
