@@ -12,7 +12,11 @@ async function writeAll(fh: FileHandle, bufs: Buffer[], position: number): Promi
   let done = (await fh.writev(bufs, position)).bytesWritten;
   if (done === total) return;
   const rest = Buffer.concat(bufs, total);
-  while (done < total) done += (await fh.write(rest, done, total - done, position + done)).bytesWritten;
+  while (done < total) {
+    const n = (await fh.write(rest, done, total - done, position + done)).bytesWritten;
+    if (n <= 0) throw new Error(`write made no progress at byte ${position + done}`);
+    done += n;
+  }
 }
 
 const WRITE_BATCH = 1 << 20;
