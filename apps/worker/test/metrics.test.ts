@@ -8,8 +8,8 @@ import {
   createHarness,
   createTranscript,
   createUpload,
+  finishedTranscript,
   testEnv,
-  transcriptRow,
 } from './worker-test-env';
 
 // Real jobs through an in-process worker, then a scrape of its registry over HTTP, the way
@@ -32,14 +32,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const finished = (id: string) =>
-  waitFor(
-    async () => {
-      const t = await transcriptRow(h.db, id);
-      return t.status === 'processing' ? null : t;
-    },
-    { timeout: 80_000, interval: 100, message: `transcript ${id} to finish` },
-  );
+const finished = (id: string) => finishedTranscript(h.db, id);
 
 it('counts job runs by outcome with their durations, the engine real-time factor and queue depths', async () => {
   const acct = await createAccount(h.db, 1000);

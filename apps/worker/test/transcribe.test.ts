@@ -13,6 +13,7 @@ import {
   createHarness,
   createTranscript,
   createUpload,
+  finishedTranscript,
   serveFiles,
   testEnv,
   transcriptRow,
@@ -58,14 +59,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const finished = (id: string) =>
-  waitFor(
-    async () => {
-      const t = await transcriptRow(h.db, id);
-      return t.status === 'processing' ? null : t;
-    },
-    { timeout: 80_000, interval: 100, message: `transcript ${id} to finish` },
-  );
+const finished = (id: string) => finishedTranscript(h.db, id);
 
 const cost = (seconds: number, rate: string) =>
   new Decimal(seconds).times(rate).dividedBy(3600).toDecimalPlaces(10).toString();

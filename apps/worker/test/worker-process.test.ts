@@ -6,6 +6,7 @@ import {
   createHarness,
   createTranscript,
   createUpload,
+  finishedTranscript,
   testEnv,
   transcriptRow,
   whisperPids,
@@ -113,13 +114,11 @@ describe('a job outlives the worker that ran it (one 60 s transcript through thr
     for (const pid of pids) process.kill(pid, 'SIGKILL');
 
     const c = await worker();
-    const t = await waitFor(
-      async () => {
-        const row = await transcriptRow(h.db, id);
-        return row.status === 'processing' ? null : row;
-      },
-      { timeout: 90_000, interval: 200, message: 'transcript to finish on the third worker' },
-    );
+    const t = await finishedTranscript(h.db, id, {
+      timeout: 90_000,
+      interval: 200,
+      message: 'transcript to finish on the third worker',
+    });
     expect(t).toMatchObject({ status: 'done', durationSeconds: 60, workerAttempts: 3 });
     expect(t.cost.toString()).toBe('0.6');
     expect(t.usage).toMatchObject({ seconds: 60 });

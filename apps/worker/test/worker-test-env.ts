@@ -16,7 +16,7 @@ import {
   workerConnection,
 } from '@hark/queue';
 import { LocalBlobStore, ResumableSha256 } from '@hark/storage';
-import { type TestAccount, createProcessingTranscript, createTestAccount } from '@hark/testing';
+import { type TestAccount, createProcessingTranscript, createTestAccount, waitFor } from '@hark/testing';
 import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -240,4 +240,23 @@ export function whisperPids(marker: string): number[] {
 
 export function transcriptRow(db: Db, id: string) {
   return db.transcript.findUniqueOrThrow({ where: { id }, include: { content: true, usage: true } });
+}
+
+/** Waits until transcript `id` has left `processing`; resolves with its row. */
+export function finishedTranscript(
+  db: Db,
+  id: string,
+  opts: { timeout?: number; interval?: number; message?: string } = {},
+) {
+  return waitFor(
+    async () => {
+      const t = await transcriptRow(db, id);
+      return t.status === 'processing' ? null : t;
+    },
+    {
+      timeout: opts.timeout ?? 80_000,
+      interval: opts.interval ?? 100,
+      message: opts.message ?? `transcript ${id} to finish`,
+    },
+  );
 }

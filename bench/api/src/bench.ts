@@ -69,6 +69,8 @@ async function withServer<T>(
 
 interface Target {
   kind: ServerKind;
+  /** The API keys file both targets' requests rotate through (bare ignores the key). */
+  keysFile: string;
   url: string;
   pid: number;
   notes: string[];
@@ -82,12 +84,11 @@ async function prepare(t: Target, probeKey: string): Promise<void> {
   await runWrk({ ...load(t), durationSeconds: settings.warmupSeconds });
 }
 
-let keysFile = '';
 const load = (t: Target) => ({
   url: t.url,
   connections: settings.connections,
   threads: settings.threads,
-  apiKeysFile: keysFile, // both targets get the same requests; bare ignores the key
+  apiKeysFile: t.keysFile,
 });
 
 async function measure(t: Target): Promise<Measured> {
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 4 });
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hark-bench-keys-'));
-  keysFile = path.join(dir, 'keys');
+  const keysFile = path.join(dir, 'keys');
   let accountIds: string[] = [];
   try {
     const made = await createAccounts(db, config.secret);
@@ -149,12 +150,14 @@ async function main(): Promise<void> {
       withServer('bare', env, async (b) => {
         const hark: Target = {
           kind: 'hark',
+          keysFile,
           url: `http://127.0.0.1:${h.port}/v1/balance`,
           pid: h.pid,
           notes: h.notes,
         };
         const bare: Target = {
           kind: 'bare',
+          keysFile,
           url: `http://127.0.0.1:${b.port}/v1/balance`,
           pid: b.pid,
           notes: b.notes,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
-import { createSHA256 } from 'hash-wasm';
+import { ResumableSha256 } from './resumable-sha256';
 import type { RunningHash, UploadHashing } from './upload-hashing';
 
 /**
@@ -25,17 +25,24 @@ const WASM = { tag: 4, message: 4, length: 68, hash: 76, digestLength: 108, size
 interface Sha256Fns {
   init(ctx: Buffer): number;
   update(ctx: Buffer, data: Uint8Array, len: number): number;
-  final(md: Buffer, ctx: Buffer): number;
 }
 
-/** Builds a native context from a saved state (or a fresh one). Exported for tests. */
-export function contextFromSaved(fns: Sha256Fns, saved: Uint8Array | null | undefined, template: Uint8Array): Buffer {
+/** Builds a native context from a saved state (or a fresh one). */
+function contextFromSaved(
+  fns: Sha256Fns,
+  saved: Uint8Array | null | undefined,
+  template: Uint8Array,
+): Buffer {
   const ctx = Buffer.alloc(CTX.size);
   if (!saved || saved.length === 0) {
     if (fns.init(ctx) !== 1) throw new Error('SHA256_Init failed');
     return ctx;
   }
-  if (saved.length !== WASM.size || Buffer.compare(Buffer.from(saved.subarray(0, WASM.tag)), Buffer.from(template.subarray(0, WASM.tag))) !== 0) {
+  if (
+    saved.length !== WASM.size ||
+    Buffer.compare(Buffer.from(saved.subarray(0, WASM.tag)), Buffer.from(template.subarray(0, WASM.tag))) !==
+      0
+  ) {
     throw new Error('not a SHA-256 state saved by this build');
   }
   const s = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
@@ -51,8 +58,8 @@ export function contextFromSaved(fns: Sha256Fns, saved: Uint8Array | null | unde
   return ctx;
 }
 
-/** The saved-state form of a native context. Exported for tests. */
-export function savedFromContext(ctx: Buffer, template: Uint8Array): Uint8Array {
+/** The saved-state form of a native context. */
+function savedFromContext(ctx: Buffer, template: Uint8Array): Uint8Array {
   const out = Buffer.from(template); // tag and digest_length as hash-wasm writes them
   const bits = (BigInt(ctx.readUInt32LE(CTX.nh)) << 32n) | BigInt(ctx.readUInt32LE(CTX.nl));
   const num = ctx.readUInt32LE(CTX.num);
@@ -72,7 +79,8 @@ export class NativeSession implements RunningHash {
   ) {}
 
   update(chunk: Uint8Array): undefined {
-    if (chunk.length > 0 && this.fns.update(this.ctx, chunk, chunk.length) !== 1) throw new Error('SHA256_Update failed');
+    if (chunk.length > 0 && this.fns.update(this.ctx, chunk, chunk.length) !== 1)
+      throw new Error('SHA256_Update failed');
     return undefined;
   }
 
@@ -102,12 +110,12 @@ export class NativeSha256Hashing implements UploadHashing {
       const self = koffi.load(null); // this process: Node links OpenSSL and exports its symbols
       const fns: Sha256Fns = {
         init: self.func('int SHA256_Init(void *ctx)') as Sha256Fns['init'],
-        update: self.func('int SHA256_Update(void *ctx, const void *data, size_t len)') as Sha256Fns['update'],
-        final: self.func('int SHA256_Final(void *md, void *ctx)') as Sha256Fns['final'],
+        update: self.func(
+          'int SHA256_Update(void *ctx, const void *data, size_t len)',
+        ) as Sha256Fns['update'],
       };
-      const wasm = await createSHA256();
-      wasm.init();
-      const native = new NativeSha256Hashing(fns, wasm.save());
+      // The saved form of an empty hash: hash-wasm's build tag and digest length for savedFromContext.
+      const native = new NativeSha256Hashing(fns, (await ResumableSha256.start()).save());
       return (await native.selfTest()) ? native : null;
     } catch {
       return null;
@@ -124,14 +132,11 @@ export class NativeSha256Hashing implements UploadHashing {
     for (let i = 0; i < data.length; i++) data[i] = (i * 131 + 7) & 0xff;
     const first = await this.start(null);
     first.update(data.subarray(0, 101));
-    const wasm = await createSHA256();
-    wasm.init();
-    wasm.load(await first.save());
+    const wasm = await ResumableSha256.start(await first.save());
     wasm.update(data.subarray(101, 229));
-    const last = contextFromSaved(this.fns, wasm.save(), this.template);
-    this.fns.update(last, data.subarray(229), data.length - 229);
-    const md = Buffer.alloc(32);
-    this.fns.final(md, last);
-    return md.equals(createHash('sha256').update(data).digest());
+    const last = await this.start(wasm.save());
+    last.update(data.subarray(229));
+    const digest = await (await ResumableSha256.start(await last.save())).digestHex();
+    return digest === createHash('sha256').update(data).digest('hex');
   }
 }
