@@ -1,5 +1,8 @@
 import request from 'supertest';
+import { topUp } from '@hark/billing';
+import type { PgPool } from '@hark/db';
 import { createTestAccount, type TestAccount } from '@hark/testing';
+import { BalanceService } from '../src/services/balance.service';
 import { REQUEST_ID, envelope, startTestApi, type TestApi } from './helpers';
 
 let api: TestApi;
@@ -65,6 +68,34 @@ describe('health', () => {
 });
 
 describe('balance and limits', () => {
+  it('reads made together go out as one query, each answered with its own account', async () => {
+    const accounts = await Promise.all(
+      ['1.25', '2.5', '7'].map((credits) => createTestAccount(api.db, api.deps.config.secret, { credits })),
+    );
+    let queries = 0;
+    const counting = {
+      query: (...args: Parameters<PgPool['query']>) => {
+        queries++;
+        return api.deps.pool.query(...args);
+      },
+    } as unknown as PgPool;
+    const balances = new BalanceService(counting);
+    const ids = [accounts[2]!, accounts[0]!, accounts[1]!, accounts[0]!].map((a) => a.accountId);
+    const views = await Promise.all([...ids.map((id) => balances.get(id)), balances.get('acct_missing').catch((e: Error) => e)]);
+    expect(queries).toBe(1);
+    expect(views.slice(0, 4).map((v) => (v as { total: number }).total)).toEqual([7, 1.25, 2.5, 1.25]);
+    expect(views[4]).toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('a balance read sees a top-up that finished before it, also while other reads are running', async () => {
+    const a = await createTestAccount(api.db, api.deps.config.secret, { credits: '1' });
+    const before = Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth));
+    await topUp(api.db, a.accountId, '2.5');
+    const after = await Promise.all(Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth)));
+    for (const res of after) expect(res.body.data).toEqual({ currency: 'USD', total: 3.5, reserved: 0, available: 3.5 });
+    for (const res of await Promise.all(before)) expect(res.status).toBe(200);
+  });
+
   it('limits match the spec table and reflect the concurrency limit', async () => {
     const res = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
     expect(res.body.data).toEqual({

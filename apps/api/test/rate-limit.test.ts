@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestAccount, type TestAccount } from '@hark/testing';
+import { SlidingWindowLimiter } from '../src/middleware/rate-limit';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 let api: TestApi;
@@ -50,6 +51,33 @@ describe('sliding-window rate limits', () => {
     for (let i = 0; i < 3; i++) await request(api.app).get('/v1/balance').set(a.auth).expect(200);
     await request(api.app).get('/v1/balance').set(a.auth).expect(429);
     await request(api.app).get('/v1/balance').set(b.auth).expect(200);
+  });
+
+  it('hits decided in one script run behave as if sent one by one, each subject on its own', async () => {
+    const limiter = new SlidingWindowLimiter(api.redis, `${api.deps.config.redisPrefix}-batch-${Date.now()}`);
+    const burst = await Promise.all([
+      ...Array.from({ length: 5 }, () => limiter.hit('acct:x', 'GET /v1/balance', 3, 2)),
+      limiter.hit('acct:y', 'GET /v1/balance', 3, 2),
+      limiter.hit('acct:x', 'GET /v1/limits', 3, 2),
+    ]);
+    expect(burst.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+      [false, 0],
+      [true, 2],
+      [true, 2],
+    ]);
+    expect(burst[3]!.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(burst[3]!.resetSeconds).toBeLessThanOrEqual(2);
+  });
+
+  it('concurrent requests past the limit: exactly the limit succeeds', async () => {
+    const d = await createTestAccount(api.db, api.deps.config.secret);
+    const res = await Promise.all(Array.from({ length: 7 }, () => request(api.app).get('/v1/balance').set(d.auth)));
+    expect(res.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429]);
+    expect(res.filter((r) => r.status === 200).map((r) => r.headers['ratelimit-remaining']).sort()).toEqual(['0', '1', '2']);
   });
 
   it('replicas share the window (two apps, one Redis)', async () => {

@@ -7,3 +7,4 @@ export * from './env';
 export * from './validation';
 export * from './languages';
 export * from './openapi-contract';
+export * from './call-batcher';

@@ -1,32 +1,41 @@
 import type { Redis } from 'ioredis';
 import type { Request, RequestHandler, Response } from 'express';
-import { HarkError } from '@hark/core';
+import { CallBatcher, HarkError } from '@hark/core';
 
 /**
  * A true sliding-window log in Redis, shared by every API replica: one sorted set per
  * (subject, route) holding the timestamps of admitted requests. Refused requests are not
  * recorded, so a refusal has no side effect. Redis' own clock is the only clock.
+ *
+ * One script run decides a batch of hits (KEYS[i] with ARGV max, window, member per hit), one
+ * after another exactly as separate runs would, atomically.
  */
 const SCRIPT = `
-local key = KEYS[1]
-local max = tonumber(ARGV[1])
-local windowUs = tonumber(ARGV[2])
-local member = ARGV[3]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowUs)
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if count < max then
-  redis.call('ZADD', key, now, now .. ':' .. member)
-  count = count + 1
-  allowed = 1
+local out = {}
+for i = 1, #KEYS do
+  local key = KEYS[i]
+  local max = tonumber(ARGV[3 * i - 2])
+  local windowUs = tonumber(ARGV[3 * i - 1])
+  local member = ARGV[3 * i]
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowUs)
+  local count = redis.call('ZCARD', key)
+  local allowed = 0
+  if count < max then
+    redis.call('ZADD', key, now, now .. ':' .. member)
+    count = count + 1
+    allowed = 1
+  end
+  redis.call('PEXPIRE', key, math.ceil(windowUs / 1000) + 1000)
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local resetUs = 0
+  if oldest[2] then resetUs = tonumber(oldest[2]) + windowUs - now end
+  out[3 * i - 2] = allowed
+  out[3 * i - 1] = max - count
+  out[3 * i] = resetUs
 end
-redis.call('PEXPIRE', key, math.ceil(windowUs / 1000) + 1000)
-local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-local resetUs = 0
-if oldest[2] then resetUs = tonumber(oldest[2]) + windowUs - now end
-return {allowed, max - count, resetUs}
+return out
 `;
 
 export interface RateDecision {
@@ -37,34 +46,57 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+interface Hit {
+  key: string;
+  max: number;
+  windowUs: number;
+  member: string;
+}
+
+type BatchScript = (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<number[]>;
+
 export class SlidingWindowLimiter {
   private seq = 0;
+  /** The hits of one event-loop turn go to Redis as one script run. */
+  private readonly hits: CallBatcher<Hit, RateDecision>;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
-    // defineCommand sends EVALSHA and falls back to EVAL once per connection.
-    if (!('harkSlidingWindow' in redis)) redis.defineCommand('harkSlidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+    // defineCommand sends EVALSHA and falls back to EVAL once per connection; the number of
+    // keys is the first argument of each call.
+    if (!('harkSlidingWindowBatch' in redis)) redis.defineCommand('harkSlidingWindowBatch', { lua: SCRIPT });
+    const script = (redis as unknown as { harkSlidingWindowBatch: BatchScript }).harkSlidingWindowBatch;
+    this.hits = new CallBatcher(
+      async (hits) => {
+        const args = hits.flatMap((h) => [h.max, h.windowUs, h.member]);
+        const out = await script.call(redis, hits.length, ...hits.map((h) => h.key), ...args);
+        if (out.length !== 3 * hits.length)
+          throw new Error(`rate-limit script answered ${out.length} values for ${hits.length} hits`);
+        return hits.map((h, i) => decision(h.max, out[3 * i]!, out[3 * i + 1]!, out[3 * i + 2]!));
+      },
+      { maxBatch: 128 },
+    );
   }
 
-  async hit(subject: string, route: string, max: number, windowSeconds: number): Promise<RateDecision> {
-    const key = `${this.prefix}:rl:${route}:${subject}`;
-    const member = `${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
-    const run = (this.redis as unknown as { harkSlidingWindow: (...a: unknown[]) => Promise<unknown> })
-      .harkSlidingWindow;
-    const [allowed, remaining, resetUs] = (await run.call(this.redis, key, max, windowSeconds * 1_000_000, member)) as [
-      number,
-      number,
-      number,
-    ];
-    return {
-      allowed: allowed === 1,
-      limit: max,
-      remaining: Math.max(0, remaining),
-      resetSeconds: Math.max(allowed === 1 ? 0 : 1, Math.ceil(resetUs / 1_000_000)),
-    };
+  hit(subject: string, route: string, max: number, windowSeconds: number): Promise<RateDecision> {
+    return this.hits.call({
+      key: `${this.prefix}:rl:${route}:${subject}`,
+      max,
+      windowUs: windowSeconds * 1_000_000,
+      member: `${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`,
+    });
   }
+}
+
+function decision(max: number, allowed: number, remaining: number, resetUs: number): RateDecision {
+  return {
+    allowed: allowed === 1,
+    limit: max,
+    remaining: Math.max(0, remaining),
+    resetSeconds: Math.max(allowed === 1 ? 0 : 1, Math.ceil(resetUs / 1_000_000)),
+  };
 }
 
 export interface RouteLimits {
@@ -107,6 +139,7 @@ export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
       };
     },
     /** For requests that failed authentication: limited per client address. */
-    unauthenticated: (req: Request, res: Response) => apply(`ip:${req.ip ?? 'unknown'}`, 'unauthenticated', res),
+    unauthenticated: (req: Request, res: Response) =>
+      apply(`ip:${req.ip ?? 'unknown'}`, 'unauthenticated', res),
   };
 }

@@ -1,4 +1,4 @@
-import { HarkError, moneyToJson } from '@hark/core';
+import { CallBatcher, HarkError, moneyToJson } from '@hark/core';
 import type { PgPool } from '@hark/db';
 
 export interface BalanceView {
@@ -8,17 +8,39 @@ export interface BalanceView {
   available: number;
 }
 
-export class BalanceService {
-  constructor(private readonly pool: PgPool) {}
+interface BalanceRow {
+  id: string;
+  total: string;
+  reserved: string;
+  available: string;
+}
 
-  /** Read by every polling client: a named query on the pool, without Prisma's query building. */
+export class BalanceService {
+  /**
+   * Read by every polling client: the reads of one event-loop turn go out as one named query
+   * (no Prisma query building), each account once. Every read starts after its request arrived.
+   */
+  private readonly reads: CallBatcher<string, BalanceRow | undefined>;
+
+  constructor(pool: PgPool) {
+    this.reads = new CallBatcher(
+      async (accountIds) => {
+        const { rows } = await pool.query<BalanceRow>({
+          name: 'hark_balances',
+          text:
+            'SELECT id, total::text, reserved::text, (total - reserved)::text AS available' +
+            ' FROM accounts WHERE id = ANY($1::text[])',
+          values: [[...new Set(accountIds)]],
+        });
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        return accountIds.map((id) => byId.get(id));
+      },
+      { maxBatch: 256 },
+    );
+  }
+
   async get(accountId: string): Promise<BalanceView> {
-    const { rows } = await this.pool.query<{ total: string; reserved: string; available: string }>({
-      name: 'hark_balance',
-      text: 'SELECT total::text, reserved::text, (total - reserved)::text AS available FROM accounts WHERE id = $1',
-      values: [accountId],
-    });
-    const a = rows[0];
+    const a = await this.reads.call(accountId);
     if (!a) throw new HarkError('invalid_api_key');
     return {
       currency: 'USD',
