@@ -5,7 +5,7 @@ import express, { type Express, Router } from 'express';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
 import { errorHandler, notFound, undecodablePath } from './middleware/errors';
-import { ApiMetrics } from './middleware/http-metrics';
+import { ApiMetrics, trackRouteTemplates } from './middleware/http-metrics';
 import { SlidingWindowLimiter, rateLimits } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { responseContract } from './middleware/response-contract';
@@ -39,12 +39,14 @@ export function createApp(deps: ApiDeps): HarkApp {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   const metrics = deps.metrics ?? new ApiMetrics();
-  app.use(metrics.middleware());
-  app.use(requestContext(deps.logger));
+  trackRouteTemplates(app);
+  app.use(requestContext(app, deps.logger, metrics.record));
   // Operator endpoints, outside /v1 and its OpenAPI contract. The queue board is off unless an
   // operator token is configured (never with an empty one).
   metricsRoutes(app, metrics.registry, deps.config.metricsToken); // plain routes: one cheap path test each
-  const board = deps.config.operatorToken ? queueBoard(deps.redis, deps.config.redisPrefix, deps.config.operatorToken) : null;
+  const board = deps.config.operatorToken
+    ? queueBoard(deps.redis, deps.config.redisPrefix, deps.config.operatorToken)
+    : null;
   if (board) app.use(QUEUE_BOARD_PATH, ...board.handlers);
   if (deps.config.validateResponses) app.use(responseContract());
   const lifecycle = { draining: false };
@@ -72,18 +74,25 @@ export function createApp(deps: ApiDeps): HarkApp {
   const waiter = new CompletionWaiter(
     // Subscribers must queue commands until connected, whatever the producer connection does.
     deps.redis.duplicate({ lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null }),
-    transcriptDoneChannel(config.redisPrefix));
+    transcriptDoneChannel(config.redisPrefix),
+  );
   const transcripts = new TranscriptService(deps.db, queue, waiter, deps.blobs, {
     ratePerHour: config.ratePerHour,
     speakersRatePerHour: config.speakersRatePerHour,
     provisionalHoldSeconds: config.provisionalHoldSeconds,
     modelName: config.modelName,
-    isAllowedWebhookUrl: async (url) => (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,
+    isAllowedWebhookUrl: async (url) =>
+      (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,
   });
   const lists = new TranscriptListService(deps.db, new ListCursorCodec(config.secret));
   v1.use(transcriptRoutes(transcripts, lists, limits.limit, config.maxJsonBodyBytes));
   v1.use(webhookRoutes(deps, limits.limit));
-  v1.use(subtitleRoutes(new SubtitleService(deps.db, (a, id) => transcripts.retryAfterSeconds(a, id)), limits.limit));
+  v1.use(
+    subtitleRoutes(
+      new SubtitleService(deps.db, (a, id) => transcripts.retryAfterSeconds(a, id)),
+      limits.limit,
+    ),
+  );
   v1.use(limits.limit('unknown'), notFound);
   app.use('/v1', v1);
 

@@ -1,8 +1,8 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /** JSON logs. Authorization headers and anything named like a secret are redacted by path. */
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     name,
     level,
     base: { app: name },
@@ -11,7 +11,8 @@ export function createLogger(level: string, name: string): Logger {
       censor: '[REDACTED]',
     },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

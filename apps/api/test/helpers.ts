@@ -10,6 +10,7 @@ import { producerConnection } from '@hark/queue';
 import { createApp } from '../src/app';
 import { type ApiConfig, loadApiConfig } from '../src/config';
 import type { ApiDeps } from '../src/context';
+import type { Logger } from '../src/logger';
 
 export interface TestApi {
   app: ReturnType<typeof createApp>;
@@ -19,8 +20,12 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** A real app on the real Postgres and Redis, with its own Redis key prefix. */
-export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.ProcessEnv = process.env): TestApi {
+/** A real app on the real Postgres and Redis, with its own Redis key prefix. Logs nothing unless given a logger. */
+export function startTestApi(
+  overrides: Partial<ApiConfig> = {},
+  env: NodeJS.ProcessEnv = process.env,
+  logger: Logger = pino({ level: 'silent' }),
+): TestApi {
   const config = {
     ...loadApiConfig(env),
     redisPrefix: `hark-test-${randomBytes(4).toString('hex')}`,
@@ -31,7 +36,7 @@ export function startTestApi(overrides: Partial<ApiConfig> = {}, env: NodeJS.Pro
   const redis = producerConnection(config.redisUrl); // exactly as main.ts connects
   const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
   config.storageDir = storageDir;
-  const deps: ApiDeps = { config, db, pool, redis, logger: pino({ level: 'silent' }), blobs: new LocalBlobStore(storageDir) };
+  const deps: ApiDeps = { config, db, pool, redis, logger, blobs: new LocalBlobStore(storageDir) };
   const app = createApp(deps);
   return {
     app,

@@ -271,8 +271,9 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     const prefix = `hark-test-${randomBytes(4).toString('hex')}`;
     const deps = { ...api.deps, config: { ...api.deps.config, redisPrefix: prefix } };
     const pass: RequestHandler = (_req, _res, next) => next();
-    const app = express()
-      .use(requestContext(pino({ level: 'silent' })))
+    const app = express();
+    app
+      .use(requestContext(app, pino({ level: 'silent' }), () => undefined))
       .use(authenticate(deps, async () => undefined))
       .use(
         '/v1',

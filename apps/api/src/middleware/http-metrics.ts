@@ -1,5 +1,5 @@
 import { createRegistry } from '@hark/metrics';
-import type { Request, RequestHandler } from 'express';
+import type { Express, Request } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -29,45 +29,42 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
-  /** Mounted first: times every request and counts it when its response has been sent. */
-  middleware(): RequestHandler {
-    return (req, res, next) => {
-      const started = process.hrtime.bigint();
-      const route = routeTemplate(req);
-      res.on('finish', () => {
-        const labels = {
-          method: METHODS.has(req.method) ? req.method : 'OTHER',
-          route: route() ?? 'unmatched',
-          status: String(res.statusCode),
-        };
-        this.requests.inc(labels);
-        this.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-      });
-      next();
+  /** Counts and times one answered request (a `FinishedHook`: the request context calls it). */
+  readonly record = (req: Request, status: number, seconds: number): void => {
+    const labels = {
+      method: METHODS.has(req.method) ? req.method : 'OTHER',
+      route: (req as TrackedRequest)[TEMPLATE] ?? 'unmatched',
+      status: String(status),
     };
-  }
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
+  };
 }
 
+const ROUTE = Symbol('hark.route');
+const TEMPLATE = Symbol('hark.routeTemplate');
+type TrackedRequest = Request & { [ROUTE]?: unknown; [TEMPLATE]?: string };
+
 /**
- * The matched route's template with its mount path. Express sets `req.route` when a route
- * matches, while `req.baseUrl` still holds the mount path (`/v1`); by the time the response
- * finishes, an error may have unwound the routers and reset `baseUrl`. So the template is taken
- * at the moment the route is set.
+ * Makes the requests of `app` remember their matched route's template with its mount path, for
+ * the metrics' `route` label. Express sets `req.route` when a route matches, while `req.baseUrl`
+ * still holds the mount path (`/v1`); by the time the response finishes, an error may have
+ * unwound the routers and reset `baseUrl`. So the template is taken when the route is set, by an
+ * accessor on the app's request prototype (once per app, nothing per request).
  */
-function routeTemplate(req: Request): () => string | undefined {
-  let route: unknown;
-  let template: string | undefined;
-  Object.defineProperty(req, 'route', {
+export function trackRouteTemplates(app: Express): void {
+  Object.defineProperty(app.request, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set: (value: unknown) => {
-      route = value;
+    get(this: TrackedRequest): unknown {
+      return this[ROUTE];
+    },
+    set(this: TrackedRequest, value: unknown) {
+      this[ROUTE] = value;
       if (value === undefined) return;
       // A route defined for several paths (the dashboard's pages) counts under its mount path.
       const path = (value as { path?: unknown }).path;
-      template = req.baseUrl + (typeof path === 'string' ? path : '') || '/';
+      this[TEMPLATE] = this.baseUrl + (typeof path === 'string' ? path : '') || '/';
     },
   });
-  return () => template;
 }
