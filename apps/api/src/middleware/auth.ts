@@ -1,5 +1,5 @@
 import { HarkError, hmacApiKey } from '@hark/core';
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiDeps, AuthContext } from '../context';
 
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
@@ -14,11 +14,12 @@ export function authenticate(
   onFailure: (req: Request, res: Response) => Promise<void>,
 ): RequestHandler {
   const cache = new Map<string, { auth: AuthContext | null; until: number }>();
-  const lookup = async (digest: string): Promise<AuthContext | null> => {
+  const cached = (digest: string): AuthContext | null | undefined => {
     const hit = cache.get(digest);
-    if (hit && hit.until > Date.now()) return hit.auth;
-    // Hot path (every request): a named (prepared once per connection) query on the pool,
-    // without Prisma's query building.
+    return hit && hit.until > Date.now() ? hit.auth : undefined;
+  };
+  const lookup = async (digest: string): Promise<AuthContext | null> => {
+    // A named (prepared once per connection) query on the pool, without Prisma's query building.
     const { rows } = await deps.pool.query<{ id: string; account_id: string; revoked_at: Date | null }>({
       name: 'hark_api_key_by_hmac',
       text: 'SELECT id, account_id, revoked_at FROM api_keys WHERE key_hmac = $1',
@@ -32,10 +33,7 @@ export function authenticate(
     }
     return auth;
   };
-
-  return async (req, res, next) => {
-    const m = BEARER.exec(req.headers.authorization ?? '');
-    const auth = m?.[1] ? await lookup(hmacApiKey(m[1], deps.config.secret)) : null;
+  const conclude = async (req: Request, res: Response, next: NextFunction, auth: AuthContext | null) => {
     if (auth) {
       req.auth = auth;
       return next();
@@ -43,5 +41,20 @@ export function authenticate(
     // Unauthenticated responses still carry RateLimit-* headers (limited per client address).
     await onFailure(req, res);
     throw new HarkError('invalid_api_key');
+  };
+
+  // Synchronous when the key's look-up is cached (every request of a polling client).
+  return (req, res, next) => {
+    const m = BEARER.exec(req.headers.authorization ?? '');
+    if (!m?.[1]) return conclude(req, res, next, null);
+    const digest = hmacApiKey(m[1], deps.config.secret);
+    const hit = cached(digest);
+    if (hit) {
+      req.auth = hit;
+      return next();
+    }
+    return hit === null
+      ? conclude(req, res, next, null)
+      : lookup(digest).then((auth) => conclude(req, res, next, auth));
   };
 }

@@ -60,6 +60,7 @@ export function trackRouteTemplates(app: Express): void {
       return this[ROUTE];
     },
     set(this: TrackedRequest, value: unknown) {
+      if (value === this[ROUTE]) return; // set again when the route dispatches
       this[ROUTE] = value;
       if (value === undefined) return;
       // A route defined for several paths (the dashboard's pages) counts under its mount path.
