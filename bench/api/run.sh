@@ -2,8 +2,9 @@
 # GET /v1/balance benchmark: the real API against a bare Express handler, 32 connections.
 # Works on a fresh machine: installs what is missing (as root), starts or reuses the private
 # Postgres (database hark_bench) and Redis from scripts/lib.sh, applies migrations, bundles the
-# bench and runs it. Tunables: BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_S (3),
-# BENCH_DURATION_S (10), LOG_LEVEL (info, as in production), HARK_DB_POOL_SIZE, HARK_AUTH_CACHE_MS.
+# bench and runs it. Tunables: BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_S (5),
+# BENCH_DURATION_S (4, per round), BENCH_ROUNDS (5), BENCH_ACCOUNTS (1), LOG_LEVEL (info, as in
+# production), HARK_DB_POOL_SIZE, HARK_AUTH_CACHE_MS.
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 ensure_system_packages
