@@ -60,24 +60,6 @@ describe('CallBatcher', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([2, 4]);
   });
 
-  it('with maxInFlight, calls made meanwhile wait and go out together when a batch ends', async () => {
-    const r = recorder();
-    const b = new CallBatcher(r.run, { maxBatch: 100, maxInFlight: 1 });
-    const first = b.call(1);
-    await turn();
-    const rest = [2, 3].map((x) => b.call(x));
-    await turn();
-    const more = b.call(4);
-    await turn();
-    expect(r.batches).toEqual([[1]]);
-    r.releaseAll();
-    await turn();
-    await turn();
-    expect(r.batches).toEqual([[1], [2, 3, 4]]);
-    r.releaseAll();
-    await expect(Promise.all([first, ...rest, more])).resolves.toEqual([2, 4, 6, 8]);
-  });
-
   it('a failed batch rejects each of its calls and leaves the next batch working', async () => {
     let fail = true;
     const b = new CallBatcher(

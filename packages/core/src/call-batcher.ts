@@ -9,10 +9,8 @@
  * finished before its call (never a result fetched earlier on someone else's behalf).
  */
 export interface CallBatcherOptions {
-  /** Most calls in one batch; more wait for the next. */
+  /** Most calls in one batch; the rest go out in further batches at the same time. */
   maxBatch: number;
-  /** Most batches running at once; calls made meanwhile wait and go out together. Default: no limit. */
-  maxInFlight?: number;
 }
 
 interface Waiting<I, O> {
@@ -24,9 +22,7 @@ interface Waiting<I, O> {
 export class CallBatcher<I, O> {
   private waiting: Waiting<I, O>[] = [];
   private scheduled = false;
-  private inFlight = 0;
   private readonly maxBatch: number;
-  private readonly maxInFlight: number;
 
   /** `run` answers every input, in order (an output per input); a rejection fails the whole batch. */
   constructor(
@@ -35,7 +31,6 @@ export class CallBatcher<I, O> {
   ) {
     if (!(options.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
     this.maxBatch = options.maxBatch;
-    this.maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   }
 
   call(input: I): Promise<O> {
@@ -46,22 +41,15 @@ export class CallBatcher<I, O> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.maxInFlight) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flush();
+      while (this.waiting.length > 0) void this.runBatch(this.waiting.splice(0, this.maxBatch));
     });
   }
 
-  private flush(): void {
-    while (this.waiting.length > 0 && this.inFlight < this.maxInFlight) {
-      void this.runBatch(this.waiting.splice(0, this.maxBatch));
-    }
-  }
-
   private async runBatch(batch: Waiting<I, O>[]): Promise<void> {
-    this.inFlight++;
     try {
       const outputs = await this.run(batch.map((w) => w.input));
       if (outputs.length !== batch.length) {
@@ -70,9 +58,6 @@ export class CallBatcher<I, O> {
       batch.forEach((w, i) => w.resolve(outputs[i] as O));
     } catch (err) {
       for (const w of batch) w.reject(err);
-    } finally {
-      this.inFlight--;
-      if (this.waiting.length > 0) this.schedule();
     }
   }
 }
