@@ -24,6 +24,18 @@ describe('envelope and request id', () => {
     expect(res.headers['ratelimit-reset']).toMatch(/^\d+$/);
   });
 
+  it('a request sent the moment an app starts is answered, not failed for want of Redis', async () => {
+    const fresh = startTestApi();
+    try {
+      const res = await request(fresh.app).get('/v1/balance');
+      expect([res.status, res.body]).toEqual([401, envelope('invalid_api_key', false)]);
+      expect(res.headers['ratelimit-limit']).toBeDefined();
+      expect(fresh.redis.options.enableOfflineQueue).toBe(false); // fails fast from then on
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('unknown route under /v1: 404 not_found envelope, id in header and body agree', async () => {
     const res = await request(api.app).get('/v1/nope').set(acct.auth).expect(404);
     expect(res.body).toEqual(envelope('not_found', false));
@@ -81,7 +93,10 @@ describe('balance and limits', () => {
     } as unknown as PgPool;
     const balances = new BalanceService(counting);
     const ids = [accounts[2]!, accounts[0]!, accounts[1]!, accounts[0]!].map((a) => a.accountId);
-    const views = await Promise.all([...ids.map((id) => balances.get(id)), balances.get('acct_missing').catch((e: Error) => e)]);
+    const views = await Promise.all([
+      ...ids.map((id) => balances.get(id)),
+      balances.get('acct_missing').catch((e: Error) => e),
+    ]);
     expect(queries).toBe(1);
     expect(views.slice(0, 4).map((v) => (v as { total: number }).total)).toEqual([7, 1.25, 2.5, 1.25]);
     expect(views[4]).toMatchObject({ code: 'invalid_api_key' });
@@ -91,8 +106,11 @@ describe('balance and limits', () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { credits: '1' });
     const before = Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth));
     await topUp(api.db, a.accountId, '2.5');
-    const after = await Promise.all(Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth)));
-    for (const res of after) expect(res.body.data).toEqual({ currency: 'USD', total: 3.5, reserved: 0, available: 3.5 });
+    const after = await Promise.all(
+      Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth)),
+    );
+    for (const res of after)
+      expect(res.body.data).toEqual({ currency: 'USD', total: 3.5, reserved: 0, available: 3.5 });
     for (const res of await Promise.all(before)) expect(res.status).toBe(200);
   });
 

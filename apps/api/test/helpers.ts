@@ -33,7 +33,13 @@ export function startTestApi(
   };
   const pool = createPgPool({ databaseUrl: config.databaseUrl, poolSize: 5 });
   const db = createDb({ pool });
-  const redis = producerConnection(config.redisUrl); // exactly as main.ts connects
+  // As main.ts connects, except that main.ts waits for Redis before it listens and this helper
+  // cannot (it is synchronous): commands sent before the first connection is ready wait for it;
+  // from then on the connection fails fast, as in production.
+  const redis = producerConnection(config.redisUrl, { enableOfflineQueue: true });
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = false;
+  });
   const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
   config.storageDir = storageDir;
   const deps: ApiDeps = { config, db, pool, redis, logger, blobs: new LocalBlobStore(storageDir) };
