@@ -6,29 +6,32 @@ import type { ApiConfig } from './config';
 import type { ApiDeps } from './context';
 import type { Logger } from './logger';
 
-export interface ConnectedApiDeps extends ApiDeps {
+export interface BuiltApiDeps extends ApiDeps {
   uploadHashing: ChosenUploadHashing;
-  /** Which upload hasher was chosen, for the startup log. */
-  uploadHasher: string;
   /** Closes Postgres and Redis (after the app has closed). */
   disconnect(): Promise<void>;
 }
 
+export interface ConnectedApiDeps extends BuiltApiDeps {
+  /** Which upload hasher was chosen, for the startup log. */
+  uploadHasher: string;
+}
+
 /**
- * Connects what the API needs, as production runs it (main.ts; bench/api wires the same way):
- * one Postgres pool shared by Prisma and the hot-path reads, the producer Redis connection,
- * the blob store and the upload hasher. Resolves once Redis answers (limits and queues fail
- * fast, without an offline queue) and the hasher is chosen (a bad setting fails at boot).
+ * Builds what the API needs without waiting for anything: one Postgres pool shared by Prisma and
+ * the hot-path reads, the producer Redis connection, the blob store and the upload hasher.
+ * Redis commands sent before the first connection is ready wait for it; from then on they fail
+ * fast (no offline queue), so limits and queues answer at once while Redis is down.
  */
-export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise<ConnectedApiDeps> {
+export function buildApiDeps(config: ApiConfig, logger: Logger): BuiltApiDeps {
   const pool = createPgPool({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   pool.on('error', (err) => logger.warn({ err: err.message }, 'idle Postgres connection failed'));
   const db = createDb({ pool });
-  const redis = producerConnection(config.redisUrl);
+  const redis = producerConnection(config.redisUrl, { enableOfflineQueue: true });
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = false;
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  if (redis.status !== 'ready') await once(redis, 'ready');
-  const uploadHashing = new ChosenUploadHashing(config.uploadHasher);
-  const uploadHasher = await uploadHashing.describe();
   return {
     config,
     db,
@@ -36,11 +39,20 @@ export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise
     redis,
     logger,
     blobs: new LocalBlobStore(config.storageDir),
-    uploadHashing,
-    uploadHasher,
+    uploadHashing: new ChosenUploadHashing(config.uploadHasher),
     async disconnect() {
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
       await pool.end();
     },
   };
+}
+
+/**
+ * As production runs it (main.ts; bench/api wires the same way): the built dependencies, once
+ * Redis answers and the upload hasher is chosen (a bad setting fails at boot).
+ */
+export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise<ConnectedApiDeps> {
+  const deps = buildApiDeps(config, logger);
+  if (deps.redis.status !== 'ready') await once(deps.redis, 'ready');
+  return { ...deps, uploadHasher: await deps.uploadHashing.describe() };
 }

@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createDb, createPgPool, type Db } from '@hark/db';
+import type { Db } from '@hark/db';
 import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LocalBlobStore } from '@hark/storage';
 import pino from 'pino';
-import { producerConnection } from '@hark/queue';
 import { createApp } from '../src/app';
 import { type ApiConfig, loadApiConfig } from '../src/config';
 import type { ApiDeps } from '../src/context';
 import type { Logger } from '../src/logger';
+import { buildApiDeps } from '../src/wiring';
 
 export interface TestApi {
   app: ReturnType<typeof createApp>;
@@ -31,18 +30,11 @@ export function startTestApi(
     redisPrefix: `hark-test-${randomBytes(4).toString('hex')}`,
     ...overrides,
   };
-  const pool = createPgPool({ databaseUrl: config.databaseUrl, poolSize: 5 });
-  const db = createDb({ pool });
-  // As main.ts connects, except that main.ts waits for Redis before it listens and this helper
-  // cannot (it is synchronous): commands sent before the first connection is ready wait for it;
-  // from then on the connection fails fast, as in production.
-  const redis = producerConnection(config.redisUrl, { enableOfflineQueue: true });
-  redis.once('ready', () => {
-    redis.options.enableOfflineQueue = false;
-  });
-  const storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
-  config.storageDir = storageDir;
-  const deps: ApiDeps = { config, db, pool, redis, logger, blobs: new LocalBlobStore(storageDir) };
+  config.storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
+  // Wired as main.ts wires it, without waiting for Redis (this helper is synchronous; commands
+  // sent before the first connection is ready wait for it).
+  const deps = buildApiDeps({ ...config, dbPoolSize: 5 }, logger);
+  const { db, redis } = deps;
   const app = createApp(deps);
   return {
     app,
@@ -53,8 +45,7 @@ export function startTestApi(
       const keys = await redis.keys(`${config.redisPrefix}:*`);
       if (keys.length) await redis.del(...keys);
       await app.close();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
-      await pool.end();
+      await deps.disconnect();
     },
   };
 }

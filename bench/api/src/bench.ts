@@ -76,6 +76,11 @@ interface Target {
   notes: string[];
 }
 
+function targetOf(server: ServerReady & { pid: number }, keysFile: string): Target {
+  const { kind, port, pid, notes } = server;
+  return { kind, keysFile, url: `http://127.0.0.1:${port}/v1/balance`, pid, notes };
+}
+
 /** Checks one request answers 200 (the bench must measure 200s, not refusals), then warms up. */
 async function prepare(t: Target, probeKey: string): Promise<void> {
   const probe = await fetch(t.url, { headers: { Authorization: `Bearer ${probeKey}` } });
@@ -148,20 +153,8 @@ async function main(): Promise<void> {
     // spell on a shared machine hits both rather than deciding the ratio.
     await withServer('hark', env, (h) =>
       withServer('bare', env, async (b) => {
-        const hark: Target = {
-          kind: 'hark',
-          keysFile,
-          url: `http://127.0.0.1:${h.port}/v1/balance`,
-          pid: h.pid,
-          notes: h.notes,
-        };
-        const bare: Target = {
-          kind: 'bare',
-          keysFile,
-          url: `http://127.0.0.1:${b.port}/v1/balance`,
-          pid: b.pid,
-          notes: b.notes,
-        };
+        const hark = targetOf(h, keysFile);
+        const bare = targetOf(b, keysFile);
         await prepare(hark, made.keys[0]!);
         await prepare(bare, made.keys[0]!);
         const rounds: Round[] = [];

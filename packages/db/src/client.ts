@@ -8,7 +8,7 @@ export interface DbOptions {
   poolSize?: number;
 }
 
-/** The process's Postgres connection pool, shared by Prisma and the hot-path reads (`HotReads`). */
+/** A Postgres connection pool, for Prisma (`createDb({ pool })`) and reads that skip it. */
 export function createPgPool({ databaseUrl, poolSize = 10 }: DbOptions): pg.Pool {
   return new pg.Pool({ connectionString: databaseUrl, max: poolSize });
 }

@@ -115,31 +115,36 @@ function setHeaders(res: Response, d: RateDecision): void {
  * spec's table get the `other` limit, each route counted on its own.
  */
 export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
-  const ruleFor = (route: string) => limits.rules.find((r) => r.endpoint === route) ?? limits.other;
-  const apply = async (subject: string, route: string, res: Response): Promise<void> => {
-    const rule = ruleFor(route);
-    const d = await limiter.hit(subject, route, rule.max, rule.windowSeconds);
-    setHeaders(res, d);
-    if (!d.allowed) {
-      throw new HarkError('rate_limited', undefined, undefined, { 'Retry-After': String(d.resetSeconds) });
-    }
+  /** The check for one route, its rule looked up once (when the route is defined). */
+  const forRoute = (route: string) => {
+    const rule = limits.rules.find((r) => r.endpoint === route) ?? limits.other;
+    return async (subject: string, res: Response): Promise<void> => {
+      const d = await limiter.hit(subject, route, rule.max, rule.windowSeconds);
+      setHeaders(res, d);
+      if (!d.allowed) {
+        throw new HarkError('rate_limited', undefined, undefined, { 'Retry-After': String(d.resetSeconds) });
+      }
+    };
   };
+  const byIp = (req: Request) => `ip:${req.ip ?? 'unknown'}`;
+  const unauthenticated = forRoute('unauthenticated');
   return {
     limit(route: string): RequestHandler {
+      const check = forRoute(route);
       return async (req, res, next) => {
-        await apply(`acct:${req.auth?.accountId ?? 'none'}`, route, res);
+        await check(`acct:${req.auth?.accountId ?? 'none'}`, res);
         next();
       };
     },
     /** Public routes (no key): limited per client address and route. */
     byAddress(route: string): RequestHandler {
+      const check = forRoute(route);
       return async (req, res, next) => {
-        await apply(`ip:${req.ip ?? 'unknown'}`, route, res);
+        await check(byIp(req), res);
         next();
       };
     },
     /** For requests that failed authentication: limited per client address. */
-    unauthenticated: (req: Request, res: Response) =>
-      apply(`ip:${req.ip ?? 'unknown'}`, 'unauthenticated', res),
+    unauthenticated: (req: Request, res: Response) => unauthenticated(byIp(req), res),
   };
 }
