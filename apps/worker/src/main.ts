@@ -16,14 +16,6 @@ async function main(): Promise<void> {
   await db.$queryRaw`SELECT 1`;
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
-  logger.info(
-    {
-      concurrency: config.queue.concurrency,
-      model: config.whisper.modelName,
-      threads: config.whisper.threads,
-    },
-    'worker ready',
-  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -42,8 +34,17 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // Before the ready line: whoever waits for it may signal at once.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  logger.info(
+    {
+      concurrency: config.queue.concurrency,
+      model: config.whisper.modelName,
+      threads: config.whisper.threads,
+    },
+    'worker ready',
+  );
 }
 
 main().catch((err: unknown) => {
