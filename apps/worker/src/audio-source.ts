@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '@hark/db';
@@ -23,9 +23,18 @@ export interface AudioRef {
 
 /**
  * Puts the transcript's audio in a local file and returns its path: a `url` is streamed into
- * `workDir` (size-capped); an upload is read in place from the blob store after its declared
- * sha256 is checked. Throws TranscriptFailure (`audio_unreachable`, `audio_too_large`,
- * `audio_mismatch`, `audio_invalid`) or the abort reason.
+ * `workDir` (size-capped); an upload is read in place from the blob store, through a symbolic
+ * link in `workDir`, after its declared sha256 is checked. Throws TranscriptFailure
+ * (`audio_unreachable`, `audio_too_large`, `audio_mismatch`, `audio_invalid`) or the abort reason.
+ *
+ * Either way the tools are handed `<workDir>/source`, never a path in the blob store. ffmpeg
+ * resolves a relative name inside an input against the input's own path (not the link's target),
+ * and the blob store keeps every account's uploads side by side in one folder, where `up_<id>`
+ * named by an ffconcat list was someone else's audio. In the job's folder a bare name can only be
+ * this job's own files. A link rather than a copy: an upload may be 2 GiB, and a link costs no
+ * disk and no time. Names that climb out (`../`) or are absolute are not stopped by this: the
+ * demuxer allow-list in @hark/media is what keeps ffmpeg from opening any name found in an input
+ * at all; this is the second wall.
  */
 export async function fetchAudio(
   deps: AudioSourceDeps,
@@ -34,13 +43,16 @@ export async function fetchAudio(
   signal: AbortSignal,
 ): Promise<string> {
   if (ref.url !== null) {
-    const dest = path.join(workDir, 'source');
+    const dest = path.join(workDir, SOURCE_NAME);
     await downloadToFile(deps.http, ref.url, dest, { maxBytes: deps.maxDownloadBytes, signal });
     return dest;
   }
   if (ref.uploadId !== null) return uploadFile(deps, ref.uploadId, workDir, signal);
   throw failure('audio_invalid', false, 'The transcript has neither a url nor an upload.');
 }
+
+/** The input's name in the job's private folder. */
+const SOURCE_NAME = 'source';
 
 const GONE = 'The uploaded audio is no longer available.';
 
@@ -69,12 +81,15 @@ async function uploadFile(
   );
   if (size === null) throw failure('audio_invalid', false, GONE);
   if (size < length) throw failure('audio_invalid', false, 'The uploaded audio is incomplete.');
-  if (size === length) return file;
+  const source = path.join(workDir, SOURCE_NAME);
+  if (size === length) {
+    await symlink(file, source);
+    return source;
+  }
   // An API process that died mid-chunk leaves unrecorded bytes past `receivedBytes` until the
   // next append cuts them; the tools must not hear them, so copy exactly the recorded part.
-  const copy = path.join(workDir, 'source');
-  await pipeline(deps.blobs.read(uploadId, length), createWriteStream(copy), { signal });
-  return copy;
+  await pipeline(deps.blobs.read(uploadId, length), createWriteStream(source), { signal });
+  return source;
 }
 
 /**

@@ -50,6 +50,13 @@ describe('toFailure', () => {
     });
     const noAudio = new MediaError('audio_invalid', 'The file has no audio stream', { transient: false });
     expect(toFailure(noAudio).message).toBe('The file has no audio stream.');
+    const rate = new MediaError('audio_invalid', 'The audio has an unsupported sample rate', {
+      transient: false,
+    });
+    expect(toFailure(rate)).toMatchObject({
+      retryable: false,
+      message: 'The audio has an unsupported sample rate.',
+    });
   });
 
   it('engine failures, even "permanent" ones, and unknown errors are retried as engine_failed', () => {

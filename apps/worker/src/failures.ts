@@ -40,7 +40,12 @@ const GENERIC_MESSAGE: Record<FailureCode, string> = {
 };
 
 /** Media messages written for people, with no path or tool output in them. */
-const PLAIN_MEDIA_MESSAGES = new Set(['The file has no audio stream', 'The audio stream holds no samples']);
+const PLAIN_MEDIA_MESSAGES = new Set([
+  'The file has no audio stream',
+  'The audio stream holds no samples',
+  'The audio has an unsupported sample rate',
+  'The audio has too many channels',
+]);
 
 /** HTTP answers worth another try: the server may recover. */
 const RETRYABLE_STATUS = /status (408|425|429|5\d\d)$/;

@@ -65,7 +65,14 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   if (!(await hold(db, id, probe.durationSeconds))) return { status: 'not_processing' };
 
   const wavPath = path.join(input.workDir, 'audio.wav');
-  const wav = await timed('decode', () => decodeToWav(input.audioPath, wavPath, { signal }));
+  // Capped: the probed length is the file's own claim (an ffconcat list of 3,700 copies of an
+  // upload probed as 3.7 s), so the decode stops a second past the longest accepted audio.
+  const maxSeconds = deps.maxAudioSeconds;
+  const wav = await timed('decode', () => decodeToWav(input.audioPath, wavPath, { signal, maxSeconds }));
+  if (wav.truncated) {
+    const message = `The audio is more than ${maxSeconds} seconds long; the longest accepted is ${maxSeconds} seconds.`;
+    throw failure('audio_too_long', false, message);
+  }
   const audioSeconds = chargedSeconds(probe.durationSeconds, wav.durationSeconds);
   checkLength(audioSeconds, deps.maxAudioSeconds);
   const seconds = billableSeconds(audioSeconds);

@@ -28,10 +28,33 @@ export const LIMITS = {
   freeConcurrentTranscripts: 2,
 } as const;
 
-/** Container formats ffmpeg is built to demux here and that we accept (video for its audio track). */
-export const AUDIO_FORMATS = [
-  'wav', 'mp3', 'flac', 'ogg', 'opus', 'm4a', 'aac', 'webm', 'mp4', 'mov', 'mkv', 'avi', 'amr', 'aiff', 'wma',
-] as const;
+/**
+ * Container formats we accept (video for its audio track), each with the ffmpeg demuxer that
+ * reads it. The one list: GET /v1/limits advertises the keys, and @hark/media lets ffmpeg and
+ * ffprobe run these demuxers and no other (`-format_whitelist`).
+ */
+export const AUDIO_CONTAINERS = {
+  wav: 'wav',
+  mp3: 'mp3',
+  flac: 'flac',
+  ogg: 'ogg',
+  opus: 'ogg',
+  m4a: 'mov',
+  aac: 'aac',
+  webm: 'matroska',
+  mp4: 'mov',
+  mov: 'mov',
+  mkv: 'matroska',
+  avi: 'avi',
+  amr: 'amr',
+  aiff: 'aiff',
+  wma: 'asf',
+} as const;
+
+export type AudioFormat = keyof typeof AUDIO_CONTAINERS;
+
+/** The formats GET /v1/limits advertises (`audio.formats`). */
+export const AUDIO_FORMATS = Object.keys(AUDIO_CONTAINERS) as readonly AudioFormat[];
 
 export interface RateLimitRule {
   /** Route key as reported by GET /v1/limits, e.g. "POST /v1/transcripts". */

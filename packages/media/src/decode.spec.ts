@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToWav, readWavDuration } from './decode';
+import { decodeToWav, readWavDuration, wavSizeLimit } from './decode';
 import { ProcessError, type RunProcess } from './process-runner';
 
 /** A PCM WAV header (+ optional extra chunk before `data`) followed by `dataBytes` of silence. */
@@ -85,6 +85,7 @@ describe('decodeToWav', () => {
     await expect(decodeToWav(__filename, out, { run: writing(wav(64000), calls) })).resolves.toEqual({
       outputPath: out,
       durationSeconds: 2,
+      truncated: false,
     });
     const args = calls[0] as string[];
     const after = (flag: string) => args[args.indexOf(flag) + 1];
@@ -97,6 +98,40 @@ describe('decodeToWav', () => {
       `file:${__filename}`,
     ]);
     expect(args).toContain('-vn');
+  });
+
+  it('runs only the allowed demuxers on local files, and caps the output a second past maxSeconds', async () => {
+    const calls: string[][] = [];
+    await decodeToWav(__filename, join(dir, 'out.wav'), { run: writing(wav(64000), calls), maxSeconds: 5 });
+    const args = calls[0] as string[];
+    const input = args.indexOf('-i');
+    const before = args.slice(0, input);
+    const after = (list: string[], flag: string) => list[list.indexOf(flag) + 1];
+    expect(after(before, '-protocol_whitelist')).toBe('file');
+    expect(after(before, '-format_whitelist')).toMatch(/^[a-z0-9,]+$/);
+    expect(after(before, '-format_whitelist')?.split(',')).not.toEqual(expect.arrayContaining(['concat']));
+    // Output options: after the input.
+    const output = args.slice(input + 2);
+    expect(after(output, '-t')).toBe('6');
+    expect(after(output, '-fs')).toBe(String(wavSizeLimit(5)));
+    expect(wavSizeLimit(5)).toBe(6 * 32000 + 4096);
+  });
+
+  it('caps at 10 hours by default', async () => {
+    const calls: string[][] = [];
+    await decodeToWav(__filename, join(dir, 'out.wav'), { run: writing(wav(64000), calls) });
+    const args = calls[0] as string[];
+    expect(args[args.indexOf('-t') + 1]).toBe('36001');
+  });
+
+  it('says truncated when the decode reached the cap', async () => {
+    const out = join(dir, 'out.wav');
+    await expect(
+      decodeToWav(__filename, out, { run: writing(wav(6 * 32000)), maxSeconds: 5 }),
+    ).resolves.toEqual({ outputPath: out, durationSeconds: 6, truncated: true });
+    await expect(
+      decodeToWav(__filename, out, { run: writing(wav(5.9 * 32000)), maxSeconds: 5 }),
+    ).resolves.toMatchObject({ durationSeconds: 5.9, truncated: false });
   });
 
   it('rejects audio without samples as audio_invalid and removes the output', async () => {

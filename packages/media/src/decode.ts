@@ -1,16 +1,56 @@
 import { access, constants, open, rm } from 'node:fs/promises';
-import { ffmpegFailure, fileUrl, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
+import { LIMITS } from '@hark/core';
+import { ffmpegFailure, fileUrl, inputArgs, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
 import { MediaError } from './media-error';
+
+export interface DecodeOptions extends FfmpegCallOptions {
+  /**
+   * The longest audio accepted, in seconds. Decoding stops `DECODE_MARGIN_SECONDS` past it
+   * whatever the input claims, and the output stops growing at `wavSizeLimit(maxSeconds)` bytes
+   * (1.15 GB for 10 h). Default: `LIMITS.maxAudioSeconds` (10 h).
+   */
+  maxSeconds?: number;
+}
 
 export interface DecodeResult {
   outputPath: string;
   /** Length of the decoded audio, from the WAV data size: exactly what the engine will hear. */
   durationSeconds: number;
+  /**
+   * Decoding stopped at the cap: the audio is longer than `maxSeconds` (by at least the margin)
+   * and `durationSeconds` is only where it was cut.
+   */
+  truncated: boolean;
+}
+
+/**
+ * How far past `maxSeconds` decoding goes. More than the pipeline's padding tolerance (0.5 s),
+ * so audio cut at the cap can never pass for audio that just fits.
+ */
+export const DECODE_MARGIN_SECONDS = 1;
+
+/** 16 kHz mono s16le. */
+const WAV_BYTES_PER_SECOND = 16_000 * 2;
+/** Room for the header, so that `-t`, not `-fs`, ends an honest decode at the cap. */
+const WAV_HEADER_ROOM = 4096;
+
+/**
+ * `-fs` for a decode capped at `maxSeconds`. ffmpeg checks it between input packets, so the file
+ * can end past it by what one packet decodes to: a few KB for real audio; a frame is cut to the
+ * cap at most.
+ */
+export function wavSizeLimit(maxSeconds: number): number {
+  return Math.ceil((maxSeconds + DECODE_MARGIN_SECONDS) * WAV_BYTES_PER_SECOND) + WAV_HEADER_ROOM;
 }
 
 /**
  * Decodes the first audio stream of `input` (video files included) to the format whisper.cpp
  * reads: 16 kHz, mono, s16le WAV. Overwrites `outputPath`; removes it again on failure or abort.
+ *
+ * The decode is capped, not checked afterwards: a container's declared length is the uploader's
+ * word (an ffconcat repeating one file 3,700 times probed as 3.7 s and decoded to gigabytes), so
+ * `-t` stops at `maxSeconds` + the margin by the output's clock and `-fs` at the matching size,
+ * in case the input's timestamps do not advance with its samples. The result says `truncated`.
  *
  * ffmpeg goes through the runner rather than fluent-ffmpeg: fluent-ffmpeg spawns helper
  * processes of its own (`which`, `ffmpeg -formats`) that cannot be aborted or logged, and its
@@ -23,15 +63,18 @@ export interface DecodeResult {
 export async function decodeToWav(
   input: string,
   outputPath: string,
-  options: FfmpegCallOptions = {},
+  options: DecodeOptions = {},
 ): Promise<DecodeResult> {
   await access(input, constants.R_OK);
   const { run, ffmpeg, runOptions } = withDefaults(options);
+  const maxSeconds = options.maxSeconds ?? LIMITS.maxAudioSeconds;
+  const capSeconds = maxSeconds + DECODE_MARGIN_SECONDS;
   const args = [
     ['-nostdin', '-hide_banner', '-v', 'error', '-y'],
-    ['-i', fileUrl(input)],
+    inputArgs(input),
     ['-map', '0:a:0', '-vn', '-sn', '-dn'],
     ['-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le'],
+    ['-t', String(capSeconds), '-fs', String(wavSizeLimit(maxSeconds))],
     // No LIST/INFO chunk: keeps the header plain for any WAV reader.
     ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact'],
     ['-f', 'wav', fileUrl(outputPath)],
@@ -43,7 +86,9 @@ export async function decodeToWav(
     const durationSeconds = await readWavDuration(outputPath);
     if (durationSeconds <= 0)
       throw new MediaError('audio_invalid', 'The audio stream holds no samples', { transient: false });
-    return { outputPath, durationSeconds };
+    // -t cuts at the cap exactly; a sample's worth of rounding either way is still the cap.
+    const truncated = durationSeconds >= capSeconds - 0.01;
+    return { outputPath, durationSeconds, truncated };
   } catch (error) {
     await rm(outputPath, { force: true });
     throw error;

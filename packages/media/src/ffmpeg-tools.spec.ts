@@ -22,6 +22,30 @@ describe('ffmpegFailure', () => {
       true,
     ],
     [
+      // A 2^31 Hz WAV header: the resampler asks for more memory than exists.
+      'an allocation the input made absurd',
+      new ProcessError('e', {
+        command: 'ffmpeg',
+        exitCode: 1,
+        signal: null,
+        stderr:
+          'Error reinitializing filters!\nFailed to inject frame into filter network: Cannot allocate memory',
+      }),
+      'audio_invalid',
+      false,
+    ],
+    [
+      'a demuxer outside the allow-list',
+      new ProcessError('e', {
+        command: 'ffprobe',
+        exitCode: 1,
+        signal: null,
+        stderr: "[concat @ 0x55] Format not on whitelist 'wav,mp3'",
+      }),
+      'audio_invalid',
+      false,
+    ],
+    [
       'a signal kill',
       new ProcessError('e', { command: 'ffmpeg', exitCode: null, signal: 'SIGKILL', stderr: '' }),
       'engine_failed',

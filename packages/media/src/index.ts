@@ -14,9 +14,16 @@ export {
   type RunResult,
   type ProcessErrorDetails,
 } from './process-runner';
-export { type FfmpegCallOptions } from './ffmpeg-tools';
-export { probeAudio, normaliseProbe, type ProbeResult } from './probe';
-export { decodeToWav, readWavDuration, type DecodeResult } from './decode';
+export { INPUT_DEMUXERS, type FfmpegCallOptions } from './ffmpeg-tools';
+export { probeAudio, normaliseProbe, SANE_SAMPLE_RATES, MAX_CHANNELS, type ProbeResult } from './probe';
+export {
+  decodeToWav,
+  readWavDuration,
+  wavSizeLimit,
+  DECODE_MARGIN_SECONDS,
+  type DecodeOptions,
+  type DecodeResult,
+} from './decode';
 export { WhisperEngine, type WhisperEngineOptions, type TranscribeInput } from './whisper';
 export {
   parseWhisperJson,

@@ -43,6 +43,36 @@ describe('normaliseProbe', () => {
     expect(normaliseProbe({ streams: [audio], format: { duration: 'N/A' } }).durationSeconds).toBeNull();
   });
 
+  it.each([
+    ['an absurd sample rate', { sample_rate: '2147483647', channels: 1 }, /sample rate/],
+    ['a sample rate of 1 Hz', { sample_rate: '1', channels: 1 }, /sample rate/],
+    ['255 channels', { sample_rate: '16000', channels: 255 }, /channels/],
+  ])('rejects an audio stream declaring %s as audio_invalid', (_name, declared, message) => {
+    const json = {
+      streams: [stream({ codec_type: 'audio', codec_name: 'pcm_s16le', duration: '0.5', ...declared })],
+      format: { format_name: 'wav' },
+    };
+    expect(() => normaliseProbe(json)).toThrow(
+      expect.objectContaining({
+        code: 'audio_invalid',
+        transient: false,
+        message: expect.stringMatching(message),
+      }) as Error,
+    );
+  });
+
+  it('accepts 8 kHz to 768 kHz, up to 64 channels, and values ffprobe left out or zeroed', () => {
+    for (const declared of [
+      { sample_rate: '8000', channels: 1 },
+      { sample_rate: '768000', channels: 64 },
+      { sample_rate: '0', channels: 0 },
+      {},
+    ]) {
+      const json = { streams: [stream({ codec_type: 'audio', duration: '1', ...declared })], format: {} };
+      expect(normaliseProbe(json).durationSeconds).toBe(1);
+    }
+  });
+
   it('rejects a file without an audio stream as audio_invalid', () => {
     const json = { streams: [stream({ codec_type: 'video' })], format: { format_name: 'mov' } };
     expect(() => normaliseProbe(json)).toThrow(
@@ -85,6 +115,31 @@ describe('probeAudio', () => {
     });
     expect(calls[0]?.[0]).toBe('/usr/local/bin/ffprobe');
     expect(calls[0]?.at(-1)).toBe(`file:${path}`);
+  });
+
+  it('lets ffprobe, and ffmpeg measuring the duration, run only the allowed demuxers on local files', async () => {
+    const calls: string[][] = [];
+    const run: RunProcess = async (command, args) => {
+      calls.push([...args]);
+      const stdout =
+        command === 'ffprobe'
+          ? JSON.stringify({ streams: [{ codec_type: 'audio', codec_name: 'opus' }], format: {} })
+          : 'out_time_us=1000000\n';
+      return { stdout, stderr: '', durationMs: 1 };
+    };
+    await probeAudio(path, { run });
+    expect(calls).toHaveLength(2);
+    for (const args of calls) {
+      // Input options: before -i, which is followed by the input.
+      const input = args.indexOf('-i');
+      const before = args.slice(0, input);
+      const after = (flag: string) => before[before.indexOf(flag) + 1];
+      expect(args[input + 1]).toBe(`file:${path}`);
+      expect(after('-protocol_whitelist')).toBe('file');
+      expect(after('-format_whitelist')?.split(',').sort()).toEqual(
+        ['aac', 'aiff', 'amr', 'asf', 'avi', 'flac', 'matroska', 'mov', 'mp3', 'ogg', 'wav'].sort(),
+      );
+    }
   });
 
   it('maps ffprobe refusing the input to audio_invalid with its stderr', async () => {

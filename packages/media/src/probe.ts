@@ -1,5 +1,5 @@
 import { access, constants } from 'node:fs/promises';
-import { ffmpegFailure, fileUrl, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
+import { ffmpegFailure, inputArgs, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
 import { MediaError } from './media-error';
 
 export interface ProbeResult {
@@ -23,7 +23,7 @@ export interface ProbeResult {
 export async function probeAudio(path: string, options: FfmpegCallOptions = {}): Promise<ProbeResult> {
   await access(path, constants.R_OK);
   const { run, ffprobe, runOptions } = withDefaults(options);
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-i', fileUrl(path)];
+  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...inputArgs(path)];
   const { stdout } = await run(ffprobe, args, runOptions).catch((e: unknown) => {
     throw ffmpegFailure(e, 'ffprobe rejected the input');
   });
@@ -42,8 +42,19 @@ export async function probeAudio(path: string, options: FfmpegCallOptions = {}):
 }
 
 /**
+ * Sample rates and channel counts real audio has (8 kHz telephony to 768 kHz studio masters; up
+ * to ffmpeg's resampler limit of 64 channels). Outside them the header is hostile or broken, and
+ * decoding it would fail (an absurd rate makes the resampler's allocation fail) or turn a few
+ * bytes into hours (1 Hz: 32 KB of samples "last" 4.4 hours).
+ */
+export const SANE_SAMPLE_RATES = { min: 1000, max: 768_000 } as const;
+export const MAX_CHANNELS = 64;
+
+/**
  * ffprobe JSON -> ProbeResult. `durationSeconds` is null when neither the stream nor the
  * container records one (WebM from a browser's MediaRecorder, anything written to a pipe).
+ * Rejects as `audio_invalid` a file without an audio stream, or whose audio stream declares a
+ * sample rate or channel count outside what real audio has.
  */
 export function normaliseProbe(
   json: unknown,
@@ -53,10 +64,14 @@ export function normaliseProbe(
   const streams = Array.isArray(doc['streams']) ? doc['streams'].filter(isObject) : [];
   const audio = streams.find((s) => s['codec_type'] === 'audio');
   if (!audio) throw new MediaError('audio_invalid', 'The file has no audio stream', { transient: false });
+  checkSaneAudio(audio);
   const tags = isObject(audio['tags']) ? audio['tags'] : {};
   // The audio stream's own length first: in a video file the container's may be the video's.
   const durationSeconds =
-    seconds(audio['duration']) ?? seconds(format['duration']) ?? clockSeconds(tags['DURATION']) ?? null;
+    nonNegative(audio['duration']) ??
+    nonNegative(format['duration']) ??
+    clockSeconds(tags['DURATION']) ??
+    null;
   return {
     durationSeconds,
     formatName: typeof format['format_name'] === 'string' ? format['format_name'] : 'unknown',
@@ -65,11 +80,21 @@ export function normaliseProbe(
   };
 }
 
+/** ffprobe leaves out or zeroes what it could not read: only a value it did report is judged. */
+function checkSaneAudio(audio: Record<string, unknown>): void {
+  const rate = nonNegative(audio['sample_rate']);
+  if (rate && (rate < SANE_SAMPLE_RATES.min || rate > SANE_SAMPLE_RATES.max))
+    throw new MediaError('audio_invalid', 'The audio has an unsupported sample rate', { transient: false });
+  const channels = nonNegative(audio['channels']);
+  if (channels && channels > MAX_CHANNELS)
+    throw new MediaError('audio_invalid', 'The audio has too many channels', { transient: false });
+}
+
 /** Reads every packet of the first audio stream without decoding (stream copy), so it is quick. */
 async function measureDuration(path: string, options: FfmpegCallOptions): Promise<number> {
   const { run, ffmpeg, runOptions } = withDefaults(options);
   const args = [
-    ['-nostdin', '-v', 'error', '-i', fileUrl(path)],
+    ['-nostdin', '-v', 'error', ...inputArgs(path)],
     ['-map', '0:a:0', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'],
   ].flat();
   const { stdout } = await run(ffmpeg, args, runOptions).catch((e: unknown) => {
@@ -82,7 +107,8 @@ async function measureDuration(path: string, options: FfmpegCallOptions): Promis
   return Number(last) / 1_000_000;
 }
 
-function seconds(value: unknown): number | null {
+/** A finite number >= 0 from ffprobe's JSON (numbers and numeric strings alike), else null. */
+function nonNegative(value: unknown): number | null {
   const n = typeof value === 'string' || typeof value === 'number' ? Number(value) : NaN;
   return Number.isFinite(n) && n >= 0 ? n : null;
 }

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AUDIO_CONTAINERS, AUDIO_FORMATS, type AudioFormat } from '@hark/core';
 import { decodeToWav, isAbortError, probeAudio, runProcess } from '../src';
 import { make, scratchDir, testEnv } from './media-test-env';
 
@@ -88,4 +89,77 @@ describe('decodeToWav (real ffmpeg)', () => {
     expect(isAbortError(error)).toBe(true);
     expect(existsSync(file('aborted.wav'))).toBe(false);
   });
+});
+
+/**
+ * One file per container GET /v1/limits advertises, made with ffmpeg (AMR by hand: Debian's
+ * ffmpeg has no AMR encoder): 1.5 s of tone, the video ones with a picture track too.
+ */
+const FIXTURES = {
+  wav: ['-c:a', 'pcm_s16le', '-f', 'wav'],
+  mp3: ['-c:a', 'libmp3lame', '-f', 'mp3'],
+  flac: ['-c:a', 'flac', '-f', 'flac'],
+  ogg: ['-c:a', 'libvorbis', '-f', 'ogg'],
+  opus: ['-c:a', 'libopus', '-f', 'opus'],
+  m4a: ['-c:a', 'aac', '-f', 'ipod'],
+  aac: ['-c:a', 'aac', '-f', 'adts'],
+  webm: ['-c:a', 'libopus', '-f', 'webm'],
+  mp4: ['video', '-c:a', 'aac', '-f', 'mp4'],
+  mov: ['video', '-c:a', 'pcm_s16le', '-f', 'mov'],
+  mkv: ['video', '-c:a', 'libvorbis', '-f', 'matroska'],
+  avi: ['video', '-c:a', 'libmp3lame', '-f', 'avi'],
+  amr: 'by hand',
+  aiff: ['-c:a', 'pcm_s16be', '-f', 'aiff'],
+  wma: ['-c:a', 'wmav2', '-f', 'asf'],
+} as const satisfies Record<AudioFormat, readonly string[] | 'by hand'>;
+
+/** AMR-NB: the magic line, then 20 ms frames of mode 7 (12.2 kbit/s: a header byte and 31 bytes). */
+function amrFile(seconds: number): Buffer {
+  const frames = [];
+  for (let i = 0, x = 7; i < seconds * 50; i++) {
+    const frame = Buffer.alloc(32);
+    frame[0] = 0x3c;
+    for (let b = 1; b < 32; b++) frame[b] = (x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16;
+    frames.push(frame);
+  }
+  return Buffer.concat([Buffer.from('#!AMR\n', 'ascii'), ...frames]);
+}
+
+describe('every advertised container format probes and decodes (real ffmpeg)', () => {
+  const { dir, cleanup } = scratchDir();
+  const file = (format: string) => join(dir, `tone.${format}`);
+  afterAll(cleanup);
+
+  beforeAll(() => {
+    for (const format of AUDIO_FORMATS) {
+      const fixture: readonly string[] | 'by hand' = FIXTURES[format];
+      if (fixture === 'by hand') {
+        writeFileSync(file(format), amrFile(1.5));
+        continue;
+      }
+      const video = fixture[0] === 'video';
+      make('ffmpeg', [
+        ...['-v', 'error', '-y'],
+        ...(video ? ['-f', 'lavfi', '-i', 'testsrc=duration=1.5:size=160x120:rate=10'] : []),
+        ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1.5:sample_rate=44100'],
+        ...(video ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] : []),
+        ...fixture.slice(video ? 1 : 0),
+        file(format),
+      ]);
+    }
+  });
+
+  it.each(AUDIO_FORMATS.map((f) => [f, AUDIO_CONTAINERS[f]]))(
+    '%s (ffmpeg demuxer %s)',
+    async (format, demuxer) => {
+      const probed = await probeAudio(file(format));
+      expect(probed.formatName.split(',')).toContain(demuxer);
+      expect(probed.durationSeconds).toBeGreaterThan(1.4);
+      expect(probed.durationSeconds).toBeLessThan(1.8);
+      const decoded = await decodeToWav(file(format), join(dir, `${format}.wav`));
+      expect(decoded.truncated).toBe(false);
+      expect(decoded.durationSeconds).toBeGreaterThan(1.4);
+      expect(decoded.durationSeconds).toBeLessThan(1.8);
+    },
+  );
 });

@@ -1,0 +1,214 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { wavSizeLimit } from '@hark/media';
+import { checkAccountInvariants, waitFor } from '@hark/testing';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  finishedTranscript,
+  serveFiles,
+  testEnv,
+} from './worker-test-env';
+
+// Issue 15, "Hostile media", through the real worker: uploads and URLs whose bytes ask ffmpeg to
+// read other files, or to decode far more than they declare. Each must fail at once (one
+// attempt, nothing charged, the hold released) without reading what it names or filling the
+// disk. The files are made here; a small longest-audio limit keeps the honest decodes cheap.
+jest.setTimeout(90_000);
+
+const MAX_AUDIO_SECONDS = 5;
+// Retries fast, so a failure wrongly counted as transient shows as 3 attempts, not a time-out.
+const FAST_RETRY = { backoff: { type: 'fixed', delay: 50 } };
+
+let h: TestHarness;
+let server: Awaited<ReturnType<typeof serveFiles>>;
+const scratch = mkdtempSync(path.join(tmpdir(), 'hark-worker-hostile-'));
+const secretMp3 = path.join(scratch, 'secret.mp3');
+const tone = path.join(scratch, 'tone.wav');
+const lyingMkv = path.join(scratch, 'lying.mkv');
+
+function ffmpeg(...args: string[]) {
+  const ff = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+  if (ff.status !== 0) throw new Error(`ffmpeg: ${ff.stderr.toString()}`);
+}
+
+/** An HLS playlist of one local file, named by its absolute path. */
+const playlist = (file: string) =>
+  Buffer.from(`#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:2.0,\n${file}\n#EXT-X-ENDLIST\n`);
+
+/** A PCM WAV header declaring 2^31 - 1 samples per second, then 1 s of 16 kHz silence. */
+function absurdRateWav(): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + 32_000, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(2 ** 31 - 1, 24);
+  header.writeUInt32LE(0xfffffffe, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(32_000, 40);
+  return Buffer.concat([header, Buffer.alloc(32_000)]);
+}
+
+beforeAll(async () => {
+  ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=300:duration=2', secretMp3);
+  ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', tone);
+  // An hour of silence (FLAC of zeros: cheap) whose Matroska header says it lasts 1 s.
+  ffmpeg('-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '3600', '-c:a', 'flac', lyingMkv);
+  const mkv = readFileSync(lyingMkv);
+  const at = mkv.indexOf(Buffer.from([0x44, 0x89, 0x88])); // Segment Info: Duration, 8-byte float
+  if (at < 0) throw new Error('no Duration element');
+  mkv.writeDoubleBE(1000, at + 3); // milliseconds
+  writeFileSync(lyingMkv, mkv);
+  server = await serveFiles({ '/list.m3u8': playlist(secretMp3) });
+  h = await createHarness({ HARK_MAX_AUDIO_SECONDS: String(MAX_AUDIO_SECONDS) });
+  await h.startWorker();
+});
+
+afterAll(async () => {
+  await h.close();
+  await server.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Bytes under `dir`, links counted as links (an upload is linked into the job's folder). */
+async function bytesUnder(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  let total = 0;
+  for (const entry of entries) {
+    const at = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await bytesUnder(at);
+    else
+      total += await lstat(at).then(
+        (s) => s.size,
+        () => 0,
+      );
+  }
+  return total;
+}
+
+/**
+ * Samples the worker's scratch folder every 10 ms while `run` goes on and returns the most it
+ * saw: a lower bound of the real peak, enough to catch a decode of minutes or hours.
+ */
+async function peakScratchBytes(run: () => Promise<void>): Promise<number> {
+  let peak = 0;
+  let done = false;
+  const sampler = (async () => {
+    while (!done) {
+      peak = Math.max(peak, await bytesUnder(h.config.tmpDir));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    await run();
+  } finally {
+    done = true;
+    await sampler;
+  }
+  return peak;
+}
+
+/** Failed once, at once: nothing charged, hold released, no content, the job not retried. */
+async function expectFailedOnce(id: string, accountId: string, code: string) {
+  const t = await finishedTranscript(h.db, id);
+  expect(t).toMatchObject({ status: 'failed', errorCode: code, workerAttempts: 1, durationSeconds: 0 });
+  expect(t.cost.toString()).toBe('0');
+  expect(t.reserved.toString()).toBe('0');
+  expect(t.content).toBeNull();
+  expect(t.usage).toBeNull();
+  expect(t.errorMessage).not.toMatch(/\/|ffmpeg|ffprobe|whitelist/);
+  const account = await h.db.account.findUniqueOrThrow({ where: { id: accountId } });
+  expect(account.total.toString()).toBe('1000');
+  expect(account.reserved.toString()).toBe('0');
+  expect(await checkAccountInvariants(h.db, accountId)).toEqual([]);
+  await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'failed', {
+    message: 'job failed in BullMQ',
+  });
+  expect((await h.transcribeQueue.getJob(id))?.attemptsMade).toBe(1);
+  return t;
+}
+
+async function uploadAndRun(bytes: Buffer, acct?: Awaited<ReturnType<typeof createAccount>>) {
+  const account = acct ?? (await createAccount(h.db, 1000));
+  const uploadId = await createUpload(h.db, h.blobs, account.accountId, bytes);
+  const id = await createTranscript(h.db, account, { uploadId });
+  await h.enqueue(id, FAST_RETRY);
+  return { id, accountId: account.accountId };
+}
+
+it("an ffconcat upload naming another account's upload fails audio_invalid, and nothing of it is read", async () => {
+  const victim = await createAccount(h.db, 1000);
+  const victimUpload = await createUpload(h.db, h.blobs, victim.accountId, readFileSync(testEnv.jfkWav));
+  const { id, accountId } = await uploadAndRun(Buffer.from(`ffconcat version 1.0\nfile ${victimUpload}\n`));
+  const t = await expectFailedOnce(id, accountId, 'audio_invalid');
+  expect(t.errorMessage).toBe('The audio could not be decoded.');
+  expect(t.language).toBeNull();
+});
+
+it('a concat bomb (one short upload listed 3,700 times) fails audio_invalid at once, writing nearly nothing', async () => {
+  const acct = await createAccount(h.db, 1000);
+  const short = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(tone));
+  const bomb = Buffer.from(`ffconcat version 1.0\n${`file ${short}\nduration 0.001\n`.repeat(3700)}`);
+  expect(bomb.length).toBeGreaterThan(100_000);
+  let id = '';
+  const started = Date.now();
+  const peak = await peakScratchBytes(async () => {
+    ({ id } = await uploadAndRun(bomb, acct));
+    await finishedTranscript(h.db, id);
+  });
+  await expectFailedOnce(id, acct.accountId, 'audio_invalid');
+  expect(Date.now() - started).toBeLessThan(15_000);
+  // The upload is linked, not copied, and nothing is decoded: a few hundred bytes at most.
+  expect(peak).toBeLessThan(64 * 1024);
+});
+
+it('audio far longer than its header says fails audio_too_long once the decode reaches the cap, never past it', async () => {
+  let job = { id: '', accountId: '' };
+  const peak = await peakScratchBytes(async () => {
+    job = await uploadAndRun(readFileSync(lyingMkv));
+    await finishedTranscript(h.db, job.id);
+  });
+  const t = await expectFailedOnce(job.id, job.accountId, 'audio_too_long');
+  expect(t.errorMessage).toBe(
+    `The audio is more than ${MAX_AUDIO_SECONDS} seconds long; the longest accepted is ${MAX_AUDIO_SECONDS} seconds.`,
+  );
+  // One hour decodes to 115 MB; capped, the WAV stops at 6 s (192 KB).
+  expect(peak).toBeLessThanOrEqual(wavSizeLimit(MAX_AUDIO_SECONDS) + 4096);
+});
+
+describe('an HLS playlist naming a local file fails audio_invalid', () => {
+  it('as an upload', async () => {
+    const { id, accountId } = await uploadAndRun(playlist(secretMp3));
+    await expectFailedOnce(id, accountId, 'audio_invalid');
+  });
+
+  it('downloaded from a url', async () => {
+    const acct = await createAccount(h.db, 1000);
+    const id = await createTranscript(h.db, acct, { url: server.url('/list.m3u8') });
+    await h.enqueue(id, FAST_RETRY);
+    await expectFailedOnce(id, acct.accountId, 'audio_invalid');
+  });
+});
+
+it('a WAV header with an absurd sample rate fails audio_invalid on the first attempt, not engine_failed after three', async () => {
+  const { id, accountId } = await uploadAndRun(absurdRateWav());
+  const t = await expectFailedOnce(id, accountId, 'audio_invalid');
+  expect(t.errorMessage).toBe('The audio has an unsupported sample rate.');
+});
+
+it('an honest upload still transcribes (read through the link in the job folder)', async () => {
+  const { id } = await uploadAndRun(readFileSync(tone));
+  const t = await finishedTranscript(h.db, id);
+  expect(t).toMatchObject({ status: 'done', durationSeconds: 2 });
+});
