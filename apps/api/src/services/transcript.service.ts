@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
-import { HarkError, LIMITS, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
+import { HarkError, LIMITS, containsNul, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { checkUrlShape } from '@hark/http';
 import { cancelTranscript } from '@hark/transcripts';
@@ -59,7 +59,10 @@ export class TranscriptService {
     const fields: Record<string, string> = {};
     if (
       idempotencyKey !== undefined &&
-      (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > LIMITS.idempotencyKeyMaxChars)
+      (typeof idempotencyKey !== 'string' ||
+        idempotencyKey.length === 0 ||
+        idempotencyKey.length > LIMITS.idempotencyKeyMaxChars ||
+        containsNul(idempotencyKey)) // stored in Postgres text; Node's parser refuses it first today
     ) {
       fields.idempotencyKey = 'idempotency_key_invalid';
     }

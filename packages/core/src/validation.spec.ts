@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import { containsNul, fieldErrors } from './validation';
+
+describe('containsNul', () => {
+  it.each<[unknown, boolean]>([
+    ['plain', false],
+    ['a\u0000b', true],
+    [{ k: 'v' }, false],
+    [{ 'k\u0000': 'v' }, true],
+    [{ a: [1, { b: 'x\u0000' }] }, true],
+    [[null, true, 3, 'ok'], false],
+  ])('%j -> %p', (value, expected) => {
+    expect(containsNul(value)).toBe(expected);
+  });
+
+  it('walks a deeply nested value without recursion', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(containsNul(deep)).toBe(true);
+  });
+});
+
+describe('fieldErrors', () => {
+  const schema = Type.Object({
+    name: Type.Optional(Type.String({ 'x-error': 'name_invalid' })),
+    tags: Type.Optional(Type.Record(Type.String(), Type.String(), { 'x-error': 'tags_invalid' })),
+    plain: Type.Optional(Type.String()),
+  });
+
+  it('refuses U+0000 in any declared property, value or key, under its key', () => {
+    expect(fieldErrors(schema, { name: 'a\u0000', tags: { 'k\u0000': 'v' }, plain: '\u0000' })).toEqual({
+      name: 'name_invalid',
+      tags: 'tags_invalid',
+      plain: 'plain_invalid',
+    });
+  });
+
+  it('ignores undeclared properties, as the schema does', () => {
+    expect(fieldErrors(schema, { other: 'a\u0000', name: 'ok' })).toEqual({});
+  });
+});
