@@ -4,7 +4,8 @@ import { TranscriptService } from '../src/services/transcript.service';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 // Values the validation layer refuses on every route, whatever the field: a string holding
-// U+0000 (Postgres text and jsonb cannot store it: it once answered 500 `internal`).
+// U+0000 (Postgres text and jsonb cannot store it: it once answered 500 `internal`), and query
+// parameters written as arrays or objects or sent twice (once silently ignored or picked).
 let api: TestApi;
 let acct: TestAccount;
 
@@ -100,5 +101,51 @@ describe('U+0000 in a string', () => {
     const req = request(api.app)[method](path).set(acct.auth);
     const res = await (method === 'put' ? req.type('application/octet-stream').send(Buffer.from('x')) : req);
     expect(outcome(res)).toEqual({ status: 404, body: envelope(code, false) });
+  });
+});
+
+describe('query parameters as arrays or objects, or sent twice', () => {
+  it.each([
+    ['status[]=done', { status: 'status_invalid' }],
+    ['status[x]=', { status: 'status_invalid' }],
+    ['externalId[contains]=a', { externalId: 'external_id_invalid' }],
+    ['page[]=2', { page: 'page_invalid' }],
+    ['since[gte]=2024-01-01T00:00:00Z', { since: 'date_invalid' }],
+    ['status=done&status=failed', { status: 'status_invalid' }],
+    ['status=done&status=done', { status: 'status_invalid' }],
+    ['perPage=1&perPage=2', { perPage: 'per_page_invalid' }],
+    ['externalId=a&externalId=b&status[]=done', { externalId: 'external_id_invalid', status: 'status_invalid' }],
+  ])('GET /v1/transcripts?%s is 400 validation with the parameter', async (query, fields) => {
+    expect(outcome(await request(api.app).get(`/v1/transcripts?${query}`).set(acct.auth))).toEqual(invalid(fields));
+  });
+
+  it('unknown parameters, bracketed or not, are still ignored', async () => {
+    await request(api.app).get('/v1/transcripts?_=123&filter[x]=1').set(acct.auth).expect(200);
+  });
+
+  it.each(['wait[]=1', 'wait[x]=1', 'wait=1&wait=2'])('GET /v1/transcripts/{id}?%s is wait_invalid', async (query) => {
+    const res = await request(api.app).get(`/v1/transcripts/tr_unknown?${query}`).set(acct.auth);
+    expect(outcome(res)).toEqual(invalid({ wait: 'wait_invalid' }));
+  });
+
+  it.each(['format[]=vtt', 'format=srt&format=vtt', 'maxLines[x]=1'])(
+    'GET /v1/transcripts/{id}/subtitles?%s is 400 validation',
+    async (query) => {
+      const res = await request(api.app).get(`/v1/transcripts/tr_unknown/subtitles?${query}`).set(acct.auth);
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.error.fields as object)).toEqual([query.includes('maxLines') ? 'maxLines' : 'format']);
+    },
+  );
+
+  it.each([
+    ['expectedBytes[]=5', { expectedBytes: 'expected_bytes_invalid' }],
+    ['sha256[x]=' + 'a'.repeat(64), { sha256: 'sha256_invalid' }],
+    ['expectedBytes=5&expectedBytes=6', { expectedBytes: 'expected_bytes_invalid' }],
+    [`sha256=${'a'.repeat(64)}&sha256=${'b'.repeat(64)}`, { sha256: 'sha256_invalid' }],
+  ])('POST /v1/uploads?%s is 400 validation, and no upload is made', async (query, fields) => {
+    const a = await createTestAccount(api.db, api.deps.config.secret);
+    const res = await request(api.app).post(`/v1/uploads?${query}`).set(a.auth);
+    expect(outcome(res)).toEqual(invalid(fields));
+    expect(await api.db.upload.count({ where: { accountId: a.accountId } })).toBe(0);
   });
 });

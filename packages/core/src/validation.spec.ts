@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { containsNul, fieldErrors } from './validation';
+import { containsNul, fieldErrors, parseQueryOrThrow } from './validation';
 
 describe('containsNul', () => {
   it.each<[unknown, boolean]>([
@@ -37,5 +37,30 @@ describe('fieldErrors', () => {
 
   it('ignores undeclared properties, as the schema does', () => {
     expect(fieldErrors(schema, { other: 'a\u0000', name: 'ok' })).toEqual({});
+  });
+});
+
+describe('parseQueryOrThrow', () => {
+  const schema = Type.Object({
+    status: Type.Optional(Type.String({ 'x-error': 'status_invalid' })),
+    q: Type.Optional(Type.String()),
+  });
+  const fieldsOf = (query: Record<string, unknown>) => {
+    try {
+      parseQueryOrThrow(schema, query);
+      return {};
+    } catch (e) {
+      return (e as { fields: Record<string, string> }).fields;
+    }
+  };
+
+  it('refuses bracketed names of declared parameters and repeated parameters under their key', () => {
+    expect(fieldsOf({ 'status[]': 'done' })).toEqual({ status: 'status_invalid' });
+    expect(fieldsOf({ 'q[contains]': 'a' })).toEqual({ q: 'q_invalid' });
+    expect(fieldsOf({ status: ['done', 'failed'] })).toEqual({ status: 'status_invalid' });
+  });
+
+  it('keeps ignoring unknown parameters, bracketed or not', () => {
+    expect(fieldsOf({ status: 'done', _: '1', 'other[x]': 'y' })).toEqual({});
   });
 });

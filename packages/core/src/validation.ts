@@ -81,6 +81,32 @@ export function fieldErrors(schema: TObject, data: unknown): Record<string, stri
   return fields;
 }
 
+/**
+ * `{field: key}` for query parameters of a declared name written with brackets (`status[]=done`,
+ * `status[x]=`, `externalId[contains]=a`): clients send them to mean arrays or objects, which no
+ * parameter takes. Express's query parser keeps them as parameters of those names, which
+ * validation would ignore as unknown, answering as if the filter had not been sent.
+ */
+export function bracketedParams(schema: TObject, query: Record<string, unknown>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const key of Object.keys(query)) {
+    const base = /^([^[\]]+)\[/.exec(key)?.[1];
+    if (base !== undefined && Object.hasOwn(schema.properties, base)) fields[base] = errorKey(schema, base);
+  }
+  return fields;
+}
+
+/**
+ * {@link parseOrThrow} for a query string: a parameter sent twice arrives as an array and fails
+ * its string schema (never one of the values picked silently), and a bracketed name of a
+ * declared parameter is refused ({@link bracketedParams}).
+ */
+export function parseQueryOrThrow<T extends TObject>(schema: T, query: Record<string, unknown>): Static<T> {
+  const fields = { ...bracketedParams(schema, query), ...fieldErrors(schema, query) };
+  if (Object.keys(fields).length > 0) throw HarkError.validation(fields);
+  return query as Static<T>;
+}
+
 /** Validates and returns the typed value, or throws 400 `validation` with `fields`. */
 export function parseOrThrow<T extends TObject>(schema: T, data: unknown): Static<T> {
   const fields = fieldErrors(schema, data);
