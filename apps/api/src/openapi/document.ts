@@ -520,7 +520,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description:
         'Asynchronous audio transcription: create a transcript from a URL or an upload, then poll (optionally with ' +
         '`wait`) or receive a signed webhook. Success bodies are `{data}`, failures `{error}`. Amounts are US cents, ' +
-        'fractional. Request schemas carry `x-error`: the key reported in `error.fields` when that field is invalid.',
+        'fractional. Request schemas carry `x-error`: the key reported in `error.fields` when that field is invalid. ' +
+        'A string field of a body or query holding U+0000 is refused with its key; a query ' +
+        'parameter is a plain value sent at most once (`status[]=done` or `status=done&status=failed` is invalid).',
     },
     servers: [{ url: '{baseUrl}', variables: { baseUrl: { default: 'http://127.0.0.1:3000' } } }],
     security: [{ bearerAuth: [] }],
