@@ -45,7 +45,8 @@ export interface ApiConfig extends CommonConfig {
   /** `HARK_UPLOAD_HASHER`: `auto` (native OpenSSL SHA-256 where it loads, else wasm on a worker
    *  thread), `native` (fail at the first upload if it cannot load) or `thread`. Default auto. */
   uploadHasher: UploadHasherKind;
-  /** `HARK_METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. Default: open. */
+  /** `HARK_METRICS_TOKEN`: when set, `GET /metrics` needs it as a bearer token. Unset (default):
+   *  only clients on this machine, connected directly, may read it. */
   metricsToken: string | undefined;
   /** `HARK_OPERATOR_TOKEN`: turns on the read-only queue dashboard at `/admin/queues`, behind it. Default: off. */
   operatorToken: string | undefined;

@@ -1,5 +1,6 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
 import { createApp } from './app';
+import { answerClientErrors } from './client-errors';
 import { loadApiConfig } from './config';
 import { createLogger } from './logger';
 import { connectApiDeps } from './wiring';
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
     const addr = server.address();
     logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, uploadHasher: deps.uploadHasher }, 'api listening');
   });
+  answerClientErrors(server);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -18,7 +18,8 @@ describe('bearer authentication', () => {
       missing: undefined,
       emptyBearer: 'Bearer ',
       wrongScheme: `Basic ${acct.apiKey}`,
-      lowercaseScheme: `bearer ${acct.apiKey}`,
+      noSpace: `Bearer${acct.apiKey}`,
+      tab: `Bearer\t${acct.apiKey}`,
       unknownKey: `Bearer tk_${'A'.repeat(43)}`,
       shortKey: 'Bearer tk_x',
       longKey: `Bearer tk_${'z'.repeat(400)}`,
@@ -39,6 +40,16 @@ describe('bearer authentication', () => {
     }
     expect(bodies.size).toBe(1);
     await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+  });
+
+  it.each(['bearer', 'BEARER', 'bEaReR'])('the scheme is case-insensitive (RFC 9110): %s <key>', async (scheme) => {
+    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    await request(api.app).get('/v1/balance').set('Authorization', `${scheme} ${acct.apiKey}`).expect(200);
+  });
+
+  it('more than one space between the scheme and the key is accepted', async () => {
+    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    await request(api.app).get('/v1/balance').set('Authorization', `Bearer   ${acct.apiKey}`).expect(200);
   });
 
   it('a revoked key stops working within the auth cache time (default 2 s)', async () => {

@@ -1,5 +1,7 @@
 import { type TestAccount, createTestAccount, metricSample as sample } from '@hark/testing';
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import request from 'supertest';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
@@ -66,6 +68,37 @@ describe('GET /metrics', () => {
     expect(text).toContain('nodejs_heap_size_used_bytes');
   });
 
+  it('without HARK_METRICS_TOKEN: a request relayed by a proxy is refused (401 envelope)', async () => {
+    for (const [header, value] of [
+      ['X-Forwarded-For', '192.0.2.7'],
+      ['Forwarded', 'for=192.0.2.7'],
+      ['X-Real-IP', '192.0.2.7'],
+    ]) {
+      const res = await request(api.app).get('/metrics').set(header!, value!).expect(401);
+      expect(res.body).toEqual(envelope('invalid_api_key', false));
+      expect(res.body.error.message).toMatch(/HARK_METRICS_TOKEN/);
+    }
+  });
+
+  // A real connection from this machine's own non-loopback address: the peer is not loopback.
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+  (outside ? it : it.skip)('without HARK_METRICS_TOKEN: a client from another address is refused', async () => {
+    const server = api.app.listen(0, '0.0.0.0');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://${outside}:${port}/metrics`);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(envelope('invalid_api_key', false));
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('scrapes count themselves; no API key needed', async () => {
     await scrape();
     const text = await scrape();
@@ -97,6 +130,12 @@ describe('GET /metrics', () => {
       await request(guarded.app)
         .get('/metrics')
         .set('Authorization', 'Bearer metrics-token-0123456789')
+        .expect(200);
+      // With a token, a relayed request is fine (Prometheus through a proxy) and the scheme's case is not.
+      await request(guarded.app)
+        .get('/metrics')
+        .set('Authorization', 'bearer metrics-token-0123456789')
+        .set('X-Forwarded-For', '192.0.2.7')
         .expect(200);
     } finally {
       await guarded.close();

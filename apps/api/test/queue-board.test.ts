@@ -68,6 +68,10 @@ describe('/admin/queues', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
     const basic = `Basic ${Buffer.from(`operator:${TOKEN}`).toString('base64')}`;
     await request(on.app).get('/admin/queues').set('Authorization', basic).expect(200);
+    // Schemes in any case, as for API keys (RFC 9110), with any spaces before the credentials.
+    for (const header of [`bearer ${TOKEN}`, `BEARER  ${TOKEN}`, basic.replace('Basic ', 'basic  ')]) {
+      await request(on.app).get('/admin/queues').set('Authorization', header).expect(200);
+    }
     // Its assets, relative to the board's base, are served behind the token too.
     expect(res.text).toContain('<base href="/admin/queues/" />');
     const asset = /src="(static\/js\/main\.[^"]+\.js)"/.exec(res.text)?.[1];

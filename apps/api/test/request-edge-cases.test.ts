@@ -1,6 +1,10 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { createTestAccount, type TestAccount } from '@hark/testing';
 import request from 'supertest';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { answerClientErrors } from '../src/client-errors';
+import { REQUEST_ID, envelope, startTestApi, type TestApi } from './helpers';
 
 // Requests the OpenAPI fuzzing and probing turned up: each once answered 500 `internal`.
 let api: TestApi;
@@ -31,6 +35,50 @@ describe('requests the router or body parsers refuse', () => {
       .set('Content-Encoding', 'gzip')
       .send('{"url":"https://example.com/a.wav"}');
     expect([res.status, res.body]).toEqual([400, envelope('validation', false, { body: 'body_invalid' })]);
+  });
+});
+
+describe('requests the HTTP parser refuses (the server as main.ts sets it up)', () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = http.createServer(api.app);
+    answerClientErrors(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Sends raw bytes; resolves with everything the server wrote before closing. */
+  const raw = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+      let got = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (c: string) => (got += c));
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+
+  it('header fields over 16 KiB: 431 headers_too_large in the envelope, with X-Request-Id', async () => {
+    const answer = await raw(
+      `GET /v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: ${acct.auth.Authorization}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    const [head, body] = answer.split('\r\n\r\n') as [string, string];
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    const id = /\r\nX-Request-Id: (\S+)/.exec(head)?.[1];
+    expect(id).toMatch(REQUEST_ID);
+    expect(JSON.parse(body)).toEqual(envelope('headers_too_large', false));
+    expect(JSON.parse(body).error.requestId).toBe(id);
+  });
+
+  it('other malformed requests keep the answer Node gives: U+0000 in a header value is a bare 400', async () => {
+    const answer = await raw(
+      `POST /v1/transcripts HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\u0000b\r\nContent-Length: 0\r\n\r\n`,
+    );
+    expect(answer).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
 });
 

@@ -89,6 +89,23 @@ describe('POST /v1/transcripts validation', () => {
     }
   });
 
+  it('an audio url with credentials is refused (url_invalid), in any body type, and nothing is stored', async () => {
+    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+    for (const url of ['https://user:pass@example.com/a.wav', 'http://user@example.com/a.wav', 'https://:pw@example.com/a.wav']) {
+      const json = await create({ url }, a);
+      expect({ status: json.status, body: json.body }).toEqual({ status: 400, body: envelope('validation', false, { url: 'url_invalid' }) });
+      const form = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send({ url });
+      expect(form.body).toEqual(envelope('validation', false, { url: 'url_invalid' }));
+      const multipart = await request(api.app).post('/v1/transcripts').set(a.auth).field('url', url);
+      expect(multipart.body).toEqual(envelope('validation', false, { url: 'url_invalid' }));
+    }
+    // Webhook URLs with credentials were already refused; the same check answers for both.
+    const hook = await create({ url: 'https://e.com/a', webhookUrl: 'https://u:p@e.com/hook' }, a);
+    expect(hook.body).toEqual(envelope('validation', false, { webhookUrl: 'webhook_url_invalid' }));
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
+    expect((await api.db.account.findUniqueOrThrow({ where: { id: a.accountId } })).reserved.toString()).toBe('0');
+  });
+
   it('bad JSON is 400 validation; an oversize body is 413; an unknown content type is 400', async () => {
     const bad = await request(api.app).post('/v1/transcripts').set(acct.auth).set('Content-Type', 'application/json').send('{"url": ');
     expect(bad.status).toBe(400);

@@ -41,7 +41,7 @@ export interface DispatcherConfig extends CommonConfig {
   shutdownGraceMs: number;
   /** `HARK_DB_POOL_SIZE`. Default 10: sends hold no connection, only the short record transaction does. */
   dbPoolSize: number;
-  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9465, 0 = off), `HARK_METRICS_HOST`, `HARK_METRICS_TOKEN`. */
+  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9465, 0 = off), `HARK_METRICS_HOST` (127.0.0.1), `HARK_METRICS_TOKEN` (unset: loopback clients only). */
   metrics: MetricsServerConfig;
 }
 

@@ -60,7 +60,7 @@ export interface WorkerConfig extends CommonConfig {
   reconcileGraceMs: number;
   /** `HARK_DB_POOL_SIZE`. Default: concurrency + 3 (jobs, sweeps, the failure listener). */
   dbPoolSize: number;
-  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9464, 0 = off), `HARK_METRICS_HOST`, `HARK_METRICS_TOKEN`. */
+  /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9464, 0 = off), `HARK_METRICS_HOST` (127.0.0.1), `HARK_METRICS_TOKEN` (unset: loopback clients only). */
   metrics: MetricsServerConfig;
 }
 

@@ -2,6 +2,7 @@ export * from './errors';
 export * from './money';
 export * from './ids';
 export * from './api-keys';
+export * from './authorization';
 export * from './limits';
 export * from './env';
 export * from './validation';

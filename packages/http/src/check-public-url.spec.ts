@@ -1,4 +1,4 @@
-import { checkPublicUrl } from './check-public-url';
+import { checkPublicUrl, checkUrlShape } from './check-public-url';
 
 /** A fake resolver: tests never reach real DNS. */
 function resolverFor(table: Record<string, string[]>): {
@@ -98,5 +98,19 @@ describe('checkPublicUrl', () => {
       ok: false,
       reason: 'dns_failed',
     });
+  });
+});
+
+describe('checkUrlShape', () => {
+  it.each([
+    ['https://e.com/a.wav', { ok: true }],
+    ['http://10.0.0.1/a.wav', { ok: true }], // addresses are not its concern
+    ['https://user:pass@e.com/a.wav', { ok: false, reason: 'credentials_not_allowed' }],
+    ['https://user@e.com/a.wav', { ok: false, reason: 'credentials_not_allowed' }],
+    ['https://:pw@e.com/a.wav', { ok: false, reason: 'credentials_not_allowed' }],
+    ['ftp://e.com/a.wav', { ok: false, reason: 'unsupported_scheme' }],
+    ['e.com/a.wav', { ok: false, reason: 'invalid_url' }],
+  ])('%s', (url, result) => {
+    expect(checkUrlShape(url)).toEqual(result);
   });
 });

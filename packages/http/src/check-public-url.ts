@@ -25,22 +25,13 @@ const defaultResolve = async (hostname: string): Promise<string[]> =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * Create-time validation of a caller-supplied URL (`webhookUrl`). Only http and https, no
- * credentials, and every address the host resolves to must be public (an IP literal is checked
- * without DNS). This is an early, friendly refusal only: DNS can change before the request is sent,
- * so the guarded client checks again at connect time.
- *
- * Credentials (`https://user:pass@host/`) are refused: the URL is echoed back in transcripts and
- * delivery records, so a password in it would be shown and stored in plain text.
- *
- * A name that does not resolve is refused (`dns_failed`); callers that would rather accept it
- * and let delivery fail can treat that reason as success.
+ * The checks that need no network: an absolute http(s) URL with a host and without credentials.
+ * Credentials (`https://user:pass@host/`) are refused: a caller's URL is echoed back in
+ * transcripts, webhook bodies and delivery records and stored as given, so a password in it
+ * would be shown and kept in plain text. Used for the audio `url` (whose addresses are checked
+ * when it is fetched) and, inside {@link checkPublicUrl}, for `webhookUrl`.
  */
-export async function checkPublicUrl(
-  url: string,
-  options: CheckPublicUrlOptions = {},
-): Promise<UrlCheckResult> {
-  const { allowPrivate = false, resolve = defaultResolve, dnsTimeoutMs = 5_000 } = options;
+export function checkUrlShape(url: string): UrlCheckResult {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -52,7 +43,26 @@ export async function checkPublicUrl(
   if (parsed.hostname === '') return { ok: false, reason: 'invalid_url' };
   if (parsed.username !== '' || parsed.password !== '')
     return { ok: false, reason: 'credentials_not_allowed' };
-  if (allowPrivate) return { ok: true };
+  return { ok: true };
+}
+
+/**
+ * Create-time validation of a caller-supplied URL (`webhookUrl`). Only http and https, no
+ * credentials, and every address the host resolves to must be public (an IP literal is checked
+ * without DNS). This is an early, friendly refusal only: DNS can change before the request is sent,
+ * so the guarded client checks again at connect time.
+ *
+ * A name that does not resolve is refused (`dns_failed`); callers that would rather accept it
+ * and let delivery fail can treat that reason as success.
+ */
+export async function checkPublicUrl(
+  url: string,
+  options: CheckPublicUrlOptions = {},
+): Promise<UrlCheckResult> {
+  const { allowPrivate = false, resolve = defaultResolve, dnsTimeoutMs = 5_000 } = options;
+  const shape = checkUrlShape(url);
+  if (!shape.ok || allowPrivate) return shape;
+  const parsed = new URL(url);
 
   try {
     assertAllowedTarget(parsed); // IP literals, no DNS

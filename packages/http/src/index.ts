@@ -1,6 +1,7 @@
 export { isPublicAddress } from './public-address';
 export {
   checkPublicUrl,
+  checkUrlShape,
   type CheckPublicUrlOptions,
   type UrlCheckResult,
   type UrlRefusal,

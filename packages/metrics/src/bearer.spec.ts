@@ -1,15 +1,20 @@
 import { bearerMatches, tokenMatches } from './bearer';
 
 describe('bearerMatches', () => {
-  it('accepts exactly `Bearer <token>`', () => {
-    expect(bearerMatches('Bearer s3cret-token', 's3cret-token')).toBe(true);
-  });
+  it.each(['Bearer s3cret-token', 'bearer s3cret-token', 'BEARER s3cret-token', 'Bearer   s3cret-token'])(
+    'accepts %p (the scheme in any case, RFC 9110; spaces before the token)',
+    (header) => {
+      expect(bearerMatches(header, 's3cret-token')).toBe(true);
+    },
+  );
 
   it.each([
     undefined,
     '',
     'Bearer ',
-    'bearer s3cret-token',
+    'Bearer\ts3cret-token',
+    'Bearers3cret-token',
+    'Bearer s3cret token',
     'Bearer s3cret-tokenX',
     'Bearer s3cret',
     's3cret-token',

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { authorizationCredentials } from '@hark/core';
 
 const digest = (v: string) => createHash('sha256').update(v).digest();
 
@@ -11,7 +12,10 @@ export function tokenMatches(presented: string, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token));
 }
 
-/** True when `authorization` is exactly `Bearer <token>` (see {@link tokenMatches}). */
+/**
+ * True when `authorization` is `Bearer <token>`, the scheme in any case, one or more spaces
+ * before the token (see {@link authorizationCredentials} and {@link tokenMatches}).
+ */
 export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  return tokenMatches(/^Bearer (.+)$/.exec(authorization ?? '')?.[1] ?? '', token);
+  return tokenMatches(authorizationCredentials(authorization, 'Bearer') ?? '', token);
 }

@@ -1,5 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import { createRegistry } from './registry';
+import { loadMetricsServerConfig } from './config';
 import { type MetricsServer, serveMetrics, startMetricsServer } from './server';
 
 let registry: Registry;
@@ -65,6 +66,13 @@ describe('metrics server', () => {
     expect((await get(guarded, '/healthz')).status).toBe(200);
   });
 
+  it('without a token: a request relayed by a proxy (not a direct loopback client) gets 401', async () => {
+    const res = await get(open, '/metrics', { 'X-Forwarded-For': '192.0.2.7' });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/HARK_METRICS_TOKEN/);
+    expect((await get(open, '/healthz', { 'X-Forwarded-For': '192.0.2.7' })).status).toBe(200);
+  });
+
   it('a failing collector makes the scrape 500, and the server keeps serving', async () => {
     const reg = createRegistry();
     const errors: unknown[] = [];
@@ -89,6 +97,13 @@ describe('metrics server', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('loadMetricsServerConfig', () => {
+  it('binds to 127.0.0.1 unless HARK_METRICS_HOST says otherwise', () => {
+    expect(loadMetricsServerConfig({}, 9464)).toEqual({ port: 9464, host: '127.0.0.1', token: undefined });
+    expect(loadMetricsServerConfig({ HARK_METRICS_HOST: '0.0.0.0' }, 9464).host).toBe('0.0.0.0');
   });
 });
 

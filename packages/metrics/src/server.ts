@@ -3,14 +3,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HarkError, errorBody, newRequestId } from '@hark/core';
 import type { Registry } from 'prom-client';
-import { bearerMatches } from './bearer';
+import { metricsRefusal } from './access';
 import type { MetricsServerConfig } from './config';
 
 export interface MetricsServerOptions {
   registry: Registry;
   port: number;
   host: string;
-  /** When set, `/metrics` answers 401 unless given `Authorization: Bearer <token>`. */
+  /** When set, `/metrics` answers 401 unless given `Authorization: Bearer <token>`; unset, it
+   *  answers only direct loopback clients ({@link metricsRefusal}). */
   token?: string | undefined;
   /** Told when a scrape fails (the scrape gets a 500). */
   onError?(err: unknown): void;
@@ -42,9 +43,8 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     if (path === '/healthz')
       return send(res, 200, 'application/json; charset=utf-8', '{"data":{"status":"ok"}}');
     if (path !== '/metrics') return sendError(res, new HarkError('not_found', 'No such route.'));
-    if (opts.token !== undefined && !bearerMatches(req.headers.authorization, opts.token)) {
-      return sendError(res, new HarkError('invalid_api_key', 'The metrics token is missing or invalid.'));
-    }
+    const refusal = metricsRefusal(req, opts.token);
+    if (refusal !== null) return sendError(res, new HarkError('invalid_api_key', refusal));
     opts.registry.metrics().then(
       (text) => send(res, 200, opts.registry.contentType, text),
       (err: unknown) => {
@@ -91,6 +91,12 @@ export async function serveMetrics(
       onError: (err) => log.error({ err: (err as Error).message }, 'metrics scrape failed'),
     });
     log.info({ port: server.port, host: config.host }, 'metrics listening');
+    if (config.token === undefined && !/^(?:127\.|::1$|localhost$)/.test(config.host)) {
+      log.info(
+        { host: config.host },
+        'metrics: no HARK_METRICS_TOKEN, so only loopback clients may read /metrics; set one to scrape from another host',
+      );
+    }
     return server;
   } catch (err) {
     log.error(

@@ -19,6 +19,8 @@ export type ApiErrorCode =
   | 'chunk_too_large'
   | 'upload_too_large'
   | 'payload_too_large'
+  /** 431: the request's header fields are too large (answered before any route). */
+  | 'headers_too_large'
   | 'rate_limited'
   | 'concurrency_limit'
   | 'internal'

@@ -118,9 +118,22 @@ describe('redactPreview', () => {
       'API-KEY',
       'x-api-key',
       'private_key',
+      'pass',
+      'PASS',
+      'auth',
+      'Auth',
+      'x-auth',
+      'basic_auth',
+      'user.pass',
+      'auth_token',
     ])('%s', (key) => {
       expect(redactPreview(make(key, 'hunter2'))).toBe(expected(key));
     });
+  });
+
+  it('keeps names that merely contain `pass` or `auth`', () => {
+    const kept = 'author=Jane&authority=x&passenger=Bob&compass=north&bypass=1&authenticated=true&{"passage":"a"}';
+    expect(redactPreview(kept)).toBe(kept);
   });
 
   it('redacts non-string JSON values and unterminated strings of secret fields', () => {
@@ -142,6 +155,14 @@ describe('redactPreview', () => {
       ['form', 'authorization=Bearer%20xxx&b=1', `authorization=${R}&b=1`],
       ['prose', 'rejected Bearer xxx because', `rejected Bearer ${R} because`],
       ['prose, basic', 'tried Basic dXNlcjpwYXNzd29yZA== first', `tried Basic ${R} first`],
+      ['form, scheme and token', 'Authorization=Bearer abc.def&b=1', `Authorization=${R}&b=1`],
+      ['form, lower case and spaces', 'authorization = bearer  abc.def&b=1', `authorization = ${R}&b=1`],
+      ['form, end of body', 'x=1&Authorization=Bearer abc', `x=1&Authorization=${R}`],
+      ['form, other schemes', 'auth=Token abc&proxy_authorization=Basic dXNlcjpwYXNz', `auth=${R}&proxy_authorization=${R}`],
+      ['header text, no space', 'AUTHORIZATION:Bearer abc.def', `AUTHORIZATION:${R}`],
+      ['header text, upper-case scheme, spaces', 'Authorization:   BEARER   abc.def', `Authorization:   ${R}`],
+      ['YAML-ish, equals with spaces', 'x-authorization = Bearer abc.def\nok', `x-authorization = ${R}\nok`],
+      ['JSON, lower-case scheme', '{"Authorization": "bearer abc.def"}', `{"Authorization": "${R}"}`],
       ['cookie header', 'Cookie: session=abc; theme=dark', `Cookie: ${R}`],
       ['set-cookie header', 'Set-Cookie: sid=abc123; HttpOnly', `Set-Cookie: ${R}`],
     ])('%s', (_label, body, expected) => {
@@ -216,6 +237,9 @@ describe('redactPreview', () => {
     ['long word run', 'a'.repeat(100_000)],
     ['repeated secret words', 'token'.repeat(20_000)],
     ['repeated quoted names', '"password'.repeat(10_000)],
+    ['repeated short names', 'x_pass_auth.'.repeat(10_000)],
+    ['short names without separators', 'a_auth'.repeat(15_000)],
+    ['schemes without values', 'auth=bearer '.repeat(8_000)],
     ['many separators', 'password=&'.repeat(10_000)],
     ['escaped quotes', '\\"token\\":\\"'.repeat(5_000) + 'x'.repeat(5_000)],
     ['pem starts', '-----BEGIN PRIVATE KEY-----'.repeat(3_000)],

@@ -10,7 +10,13 @@ const INPUT_MAX_CHARS = 8192;
 // Key names whose values are credentials, in JSON, form, query, header or YAML-ish text. Matched
 // anywhere inside the name (`client_secret`, `x-api-key`, `refresh_token`), case-insensitively.
 const SECRET_WORDS = String.raw`pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization|cookie|session[_-]?id`;
-const NAME = String.raw`[\w.-]*?(?:${SECRET_WORDS})[\w.-]*`;
+// `pass` and `auth` are too short to match inside a name (passenger, author), so they count only
+// as a whole segment of it (`pass`, `user_pass`, `x-auth`, `basic_auth`).
+const SHORT_WORDS = String.raw`(?:[\w.-]*?[_.-])?(?:pass|auth)(?![A-Za-z0-9])[\w.-]*`;
+const NAME = String.raw`(?:[\w.-]*?(?:${SECRET_WORDS})[\w.-]*|${SHORT_WORDS})`;
+// An unquoted credential value can start with its scheme (`Authorization=Bearer abc`): the
+// scheme and the credential after it go together.
+const SCHEME = String.raw`(?:bearer|basic|token|digest|negotiate|hoba|mutual|bot)[ \t]+`;
 
 type Rule = [RegExp, string | ((match: string, ...groups: string[]) => string)];
 
@@ -31,7 +37,7 @@ const RULES: Rule[] = [
   [
     new RegExp(
       String.raw`(?<![\w.-])(\\?["']?)(${NAME})(\\?["']?)(\s*[:=]\s*)` +
-        String.raw`(\\"(?:[^\\]|\\(?!"))*(?:\\")?|"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[^\s&,;"'<>{}\[\]]+)`,
+        String.raw`(\\"(?:[^\\]|\\(?!"))*(?:\\")?|"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|(?:${SCHEME})?[^\s&,;"'<>{}\[\]]+)`,
       'gi',
     ),
     (_m, open, name, close, sep, value) => {
@@ -86,7 +92,8 @@ function firstChars(text: string, max: number): string {
  * The `responsePreview` of a webhook delivery: the start of the endpoint's body, at most 512
  * characters, with anything credential-like replaced by `[REDACTED]` (bearer and basic
  * credentials, credential headers, `tk_` API keys and common vendor keys, JWTs, values of
- * password/secret/token/api-key-like fields in JSON, form, header and XML text, URL userinfo,
+ * password/pass/auth/secret/token/api-key-like fields in JSON, form, header and XML text (with
+ * the scheme word of an unquoted `Authorization=Bearer <token>`), URL userinfo,
  * PEM private keys, long hex and base64 runs).
  *
  * Redaction runs before truncation, so a secret that straddles the 512th character is seen whole

@@ -1,11 +1,9 @@
-import { HarkError, hmacApiKey } from '@hark/core';
+import { HarkError, authorizationCredentials, hmacApiKey } from '@hark/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiDeps, AuthContext } from '../context';
 
-const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
-
 /**
- * Bearer authentication. Any missing, malformed, unknown or revoked key gets the same 401:
+ * Bearer authentication (the scheme in any case, RFC 9110). Any missing, malformed, unknown or revoked key gets the same 401:
  * the presented key is HMAC'ed with the operator secret and looked up by that digest, so
  * nothing about stored keys (length, prefix) changes the answer or its timing profile.
  */
@@ -45,9 +43,9 @@ export function authenticate(
 
   // Synchronous when the key's look-up is cached (every request of a polling client).
   return (req, res, next) => {
-    const m = BEARER.exec(req.headers.authorization ?? '');
-    if (!m?.[1]) return conclude(req, res, next, null);
-    const digest = hmacApiKey(m[1], deps.config.secret);
+    const key = authorizationCredentials(req.headers.authorization, 'Bearer');
+    if (key === undefined || key.length > 512) return conclude(req, res, next, null);
+    const digest = hmacApiKey(key, deps.config.secret);
     const hit = cached(digest);
     if (hit) {
       req.auth = hit;

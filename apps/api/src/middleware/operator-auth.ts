@@ -1,9 +1,9 @@
-import { HarkError } from '@hark/core';
+import { HarkError, authorizationCredentials } from '@hark/core';
 import { bearerMatches, tokenMatches } from '@hark/metrics';
 import type { RequestHandler } from 'express';
 
 /**
- * Operator pages: `Authorization: Bearer <token>`, compared in constant time. A browser cannot
+ * Operator pages: `Authorization: Bearer <token>` (scheme in any case, as for API keys), compared in constant time. A browser cannot
  * add a bearer header to the page's own requests, so HTTP Basic with the token as the password
  * (any user name) is accepted too, and a 401 invites the browser to ask for it.
  */
@@ -20,8 +20,8 @@ export function operatorAuth(token: string): RequestHandler {
 }
 
 function basicPassword(header: string | undefined): string {
-  const encoded = /^Basic ([A-Za-z0-9+/=]{1,1024})$/.exec(header ?? '')?.[1];
-  if (!encoded) return '';
+  const encoded = authorizationCredentials(header, 'Basic');
+  if (!encoded || !/^[A-Za-z0-9+/=]{1,1024}$/.test(encoded)) return '';
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   return colon < 0 ? '' : decoded.slice(colon + 1);

@@ -41,8 +41,12 @@ const NO_STORE: HeaderName[] = [...RATE, 'Cache-Control'];
 const SHARED_ERRORS: Record<number, { name: string; codes: string[] }> = {
   401: { name: 'Unauthorized', codes: ['invalid_api_key'] },
   429: { name: 'RateLimited', codes: ['rate_limited'] },
+  431: { name: 'HeadersTooLarge', codes: ['headers_too_large'] },
   500: { name: 'InternalError', codes: ['internal'] },
 };
+
+/** Answered by the HTTP server before any route (no limiter ran): only the request id. */
+const BEFORE_ROUTING = new Set([431]);
 
 /** A fault can happen before the limiter (or in it): only the request id is certain on a 500. */
 function faultHeaders(own: readonly HeaderName[]): Json {
@@ -58,7 +62,11 @@ function sharedResponses(): Json {
       name,
       errorResponse(
         codes,
-        status === '500' ? faultHeaders(RATE) : headerRefs(RATE, status === '429' ? ['Retry-After'] : []),
+        status === '500'
+          ? faultHeaders(RATE)
+          : BEFORE_ROUTING.has(Number(status))
+            ? headerRefs(['X-Request-Id'])
+            : headerRefs(RATE, status === '429' ? ['Retry-After'] : []),
       ),
     ]),
   );
@@ -73,7 +81,7 @@ interface Operation {
   requestBody?: Json;
   /** Successful responses, by status. */
   ok: Record<number, Json>;
-  /** Error codes by status, besides 401 `invalid_api_key`, 429 `rate_limited` and 500 `internal`. */
+  /** Error codes by status, besides 401 `invalid_api_key`, 429 `rate_limited`, 431 `headers_too_large` and 500 `internal`. */
   errors?: Record<number, string[]>;
   /** `fields` keys of 400 `validation`. */
   validation?: Record<string, string[]>;
@@ -89,6 +97,7 @@ function operation(op: Operation): Json {
   const errors: Record<number, string[]> = { ...op.errors };
   if (!op.public) (errors[401] ??= []).unshift('invalid_api_key');
   (errors[429] ??= []).unshift('rate_limited');
+  (errors[431] ??= []).push('headers_too_large');
   (errors[500] ??= []).push('internal');
   const responses: Json = {};
   for (const [status, body] of Object.entries(op.ok)) responses[status] = body;
@@ -96,7 +105,7 @@ function operation(op: Operation): Json {
     const s = Number(status);
     const own = s === 401 || s === 429 ? RATE : (op.errorHeaders ?? RATE);
     const shared = SHARED_ERRORS[s];
-    if (shared && (own === RATE || s === 500) && codes.join() === shared.codes.join()) {
+    if (shared && (own === RATE || s === 500 || BEFORE_ROUTING.has(s)) && codes.join() === shared.codes.join()) {
       responses[status] = { $ref: `#/components/responses/${shared.name}` };
       continue;
     }
@@ -511,7 +520,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description:
         'Asynchronous audio transcription: create a transcript from a URL or an upload, then poll (optionally with ' +
         '`wait`) or receive a signed webhook. Success bodies are `{data}`, failures `{error}`. Amounts are US cents, ' +
-        'fractional. Request schemas carry `x-error`: the key reported in `error.fields` when that field is invalid.',
+        'fractional. Request schemas carry `x-error`: the key reported in `error.fields` when that field is invalid. ' +
+        'A string field of a body or query holding U+0000 is refused with its key; a query ' +
+        'parameter is a plain value sent at most once (`status[]=done` or `status=done&status=failed` is invalid).',
     },
     servers: [{ url: '{baseUrl}', variables: { baseUrl: { default: 'http://127.0.0.1:3000' } } }],
     security: [{ bearerAuth: [] }],

@@ -1,6 +1,6 @@
 // POST /v1/transcripts, GET /v1/transcripts, GET /v1/transcripts/{id},
 // POST /v1/transcripts/{id}/cancel, DELETE /v1/transcripts/{id}
-import { HarkError, parseOrThrow } from '@hark/core';
+import { HarkError, parseQueryOrThrow } from '@hark/core';
 import express, { Router, type RequestHandler } from 'express';
 import multer from 'multer';
 import { GetTranscriptQuery } from '../schemas/transcript.schemas';
@@ -55,7 +55,7 @@ export function transcriptRoutes(
   });
 
   r.get('/transcripts/:id', limit('GET /v1/transcripts/{id}'), async (req, res) => {
-    const q = parseOrThrow(GetTranscriptQuery, req.query);
+    const q = parseQueryOrThrow(GetTranscriptQuery, req.query);
     const wait = q.wait === undefined ? 0 : Number(q.wait);
     if (q.wait !== undefined && (wait < 1 || wait > 60)) throw HarkError.validation({ wait: 'wait_invalid' });
     const closed = new AbortController();

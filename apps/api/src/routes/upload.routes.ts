@@ -1,5 +1,5 @@
 // POST /v1/uploads, GET /v1/uploads/{id}, PUT /v1/uploads/{id}
-import { HarkError, LIMITS, parseOrThrow } from '@hark/core';
+import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { UploadQuery } from '../schemas/upload.schemas';
 import type { UploadService } from '../services/upload.service';
@@ -24,7 +24,7 @@ export function uploadRoutes(uploads: UploadService, limit: (route: string) => R
   };
 
   r.post('/uploads', limit('POST /v1/uploads'), noStore, async (req, res) => {
-    const q = parseOrThrow(UploadQuery, req.query);
+    const q = parseQueryOrThrow(UploadQuery, req.query);
     const expectedBytes = q.expectedBytes === undefined ? null : Number(q.expectedBytes);
     if (expectedBytes !== null && expectedBytes > LIMITS.maxUploadBytes) {
       throw HarkError.validation({ expectedBytes: 'expected_bytes_invalid' });

@@ -1,4 +1,4 @@
-import { parseOrThrow } from '@hark/core';
+import { parseQueryOrThrow } from '@hark/core';
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 
 /**
@@ -84,5 +84,5 @@ export function coerceQuery(schema: TObject, query: Record<string, unknown>): Re
 
 /** Validates the query (400 `validation` with the keys above) and fills in every default. */
 export function parseSubtitlesQuery(query: Record<string, unknown>): SubtitlesOptions {
-  return parseOrThrow(SubtitlesQuery, coerceQuery(SubtitlesQuery, query)) as SubtitlesOptions;
+  return parseQueryOrThrow(SubtitlesQuery, coerceQuery(SubtitlesQuery, query)) as SubtitlesOptions;
 }

@@ -1,4 +1,4 @@
-import { HarkError, LIMITS, parseOrThrow } from '@hark/core';
+import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
 import type { Db, Prisma } from '@hark/db';
 import { ListTranscriptsQuery } from '../schemas/transcript.schemas';
 import type { ListCursorCodec } from './list-cursor';
@@ -11,8 +11,8 @@ export class TranscriptListService {
     private readonly cursors: ListCursorCodec,
   ) {}
 
-  async list(accountId: string, query: unknown) {
-    const q = parseOrThrow(ListTranscriptsQuery, query);
+  async list(accountId: string, query: Record<string, unknown>) {
+    const q = parseQueryOrThrow(ListTranscriptsQuery, query);
     const fields: Record<string, string> = {};
     const page = q.page === undefined ? 1 : Number(q.page);
     const perPage = q.perPage === undefined ? LIMITS.perPageDefault : Number(q.perPage);

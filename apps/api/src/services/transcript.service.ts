@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
-import { HarkError, LIMITS, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
+import { HarkError, LIMITS, containsNul, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
+import { checkUrlShape } from '@hark/http';
 import { cancelTranscript } from '@hark/transcripts';
 import type { Static } from '@sinclair/typebox';
 import { CreateTranscriptBody } from '../schemas/transcript.schemas';
@@ -37,14 +38,8 @@ function parseSpeakers(v: CreateInput['speakers']): Speakers {
   return { min, max };
 }
 
-function isHttpUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}
+/** An http(s) URL without credentials (the webhook's public-address check adds DNS). */
+const isHttpUrl = (v: string): boolean => checkUrlShape(v).ok;
 
 /** Transcript use cases for the API: create, read, wait, cancel, delete. */
 export class TranscriptService {
@@ -64,7 +59,10 @@ export class TranscriptService {
     const fields: Record<string, string> = {};
     if (
       idempotencyKey !== undefined &&
-      (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > LIMITS.idempotencyKeyMaxChars)
+      (typeof idempotencyKey !== 'string' ||
+        idempotencyKey.length === 0 ||
+        idempotencyKey.length > LIMITS.idempotencyKeyMaxChars ||
+        containsNul(idempotencyKey)) // stored in Postgres text; Node's parser refuses it first today
     ) {
       fields.idempotencyKey = 'idempotency_key_invalid';
     }

@@ -3,6 +3,9 @@ import type { Db } from '@hark/db';
 import type { WebhookReplayQueue } from './webhook-delivery-replay';
 import { type DeliveryRecord, deliveryRecord } from './webhook-delivery-view';
 
+// Checked before the look-up: an id that cannot be one (`%00`, which Postgres text refuses) is unknown.
+const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
+
 /** Delivery history and replays of a transcript's completion notice. */
 export class WebhookDeliveryService {
   constructor(
@@ -39,6 +42,7 @@ export class WebhookDeliveryService {
 
   /** The transcript 404 rules: unknown, another account's, deleted or expired. */
   private async find(accountId: string, id: string) {
+    if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
     const t = await this.db.transcript.findFirst({
       where: { id, accountId, deletedAt: null },
       select: { id: true, status: true, webhookUrl: true },
