@@ -80,6 +80,7 @@ export function createApp(deps: ApiDeps): HarkApp {
     ratePerHour: config.ratePerHour,
     speakersRatePerHour: config.speakersRatePerHour,
     provisionalHoldSeconds: config.provisionalHoldSeconds,
+    queuedPerAccount: config.queuedPerAccount,
     modelName: config.modelName,
     isAllowedWebhookUrl: async (url) =>
       (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,

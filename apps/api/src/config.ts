@@ -42,6 +42,9 @@ export interface ApiConfig extends CommonConfig {
   modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
+  /** `HARK_QUEUED_PER_ACCOUNT`: transcribe jobs one account may have waiting in the queue; the
+   *  rest wait in Postgres and are fed in as its jobs start (fair scheduling). Default 1. */
+  queuedPerAccount: number;
   /** `HARK_UPLOAD_HASHER`: `auto` (native OpenSSL SHA-256 where it loads, else wasm on a worker
    *  thread), `native` (fail at the first upload if it cannot load) or `thread`. Default auto. */
   uploadHasher: UploadHasherKind;
@@ -80,6 +83,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
+    queuedPerAccount: int(env, 'HARK_QUEUED_PER_ACCOUNT', 1, 1, 1000),
     uploadHasher: oneOf(env, 'HARK_UPLOAD_HASHER', ['auto', 'native', 'thread'], 'auto'),
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
