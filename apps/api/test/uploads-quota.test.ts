@@ -31,7 +31,8 @@ afterAll(async () => {
 const account = (credits: number) => createTestAccount(api.db, api.deps.config.secret, { credits });
 const fileSize = async (id: string) => (await stat(path.join(api.deps.config.storageDir, id))).size;
 const received = async (acct: TestAccount, id: string) =>
-  (await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200)).body.data.receivedBytes as number;
+  (await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200)).body.data
+    .receivedBytes as number;
 
 function newUpload(acct: TestAccount, query = '', body?: Buffer) {
   const req = request(api.app).post(`/v1/uploads${query}`).set(acct.auth);
@@ -102,7 +103,9 @@ describe('upload quota', () => {
     // Credits lift the allowance to the quota.
     await grant(api.db, acct.accountId, 10);
     await put(acct, id, Buffer.alloc(200 * 1024, 4)).expect(200);
-    expect((await request(api.app).get('/v1/limits').set(acct.auth).expect(200)).body.data.upload.quotaBytes).toBe(QUOTA);
+    expect(
+      (await request(api.app).get('/v1/limits').set(acct.auth).expect(200)).body.data.upload.quotaBytes,
+    ).toBe(QUOTA);
   });
 
   it('a credited account past its quota gets 413 upload_quota_exceeded; declared sizes count from creation, used uploads stop counting', async () => {
@@ -111,8 +114,8 @@ describe('upload quota', () => {
     const over = await newUpload(acct, `?expectedBytes=${3 * MiB}`).expect(413);
     expect(over.body).toEqual(envelope('upload_quota_exceeded', false));
     expect(over.body.error.message).toContain(String(QUOTA));
-    const small = (await newUpload(acct, `?expectedBytes=${2 * MiB}`, Buffer.alloc(MiB, 1)).expect(201)).body.data
-      .id as string;
+    const small = (await newUpload(acct, `?expectedBytes=${2 * MiB}`, Buffer.alloc(MiB, 1)).expect(201)).body
+      .data.id as string;
     // Held now: 6 + 2 MiB declared. Chunks within a declared size add nothing and pass.
     await put(acct, big, Buffer.alloc(4 * MiB, 2)).expect(200);
     await put(acct, small, Buffer.alloc(MiB, 3)).expect(200);
