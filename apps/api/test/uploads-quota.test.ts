@@ -136,6 +136,7 @@ describe('upload quota', () => {
 
     // Once a transcript uses an upload, it no longer counts against the quota.
     await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: small }).expect(201);
+    expect((await api.db.upload.findUniqueOrThrow({ where: { id: small } })).usedAt).not.toBeNull();
     await put(acct, loose, Buffer.alloc(MiB, 6)).expect(200);
     const limits = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
     expect(limits.body.data.upload.quotaBytes).toBe(QUOTA);

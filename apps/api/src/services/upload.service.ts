@@ -52,15 +52,17 @@ export function uploadCap(quota: UploadQuota, available: Prisma.Decimal | null):
 
 /**
  * What the account's uploads other than `except` hold: every upload not erased and used by no
- * transcript counts `max(receivedBytes, expectedBytes)`, so a declared size counts in full from
- * creation. With the account's available balance, which picks the cap.
+ * transcript (`used_at`, set by a trigger when a transcript is created from it) counts
+ * `max(receivedBytes, expectedBytes)`, so a declared size counts in full from creation. Reads
+ * only the unused uploads (`uploads_unused_idx`). With the account's available balance, which
+ * picks the cap.
  */
 function usageColumns(accountId: string, except: string) {
   return Prisma.sql`
     (SELECT COALESCE(SUM(GREATEST(o.received_bytes, COALESCE(o.expected_bytes, 0))), 0)
        FROM uploads o
-      WHERE o.account_id = ${accountId} AND o.id <> ${except} AND o.erased_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.upload_id = o.id))::bigint AS others_held,
+      WHERE o.account_id = ${accountId} AND o.id <> ${except} AND o.erased_at IS NULL AND o.used_at IS NULL
+    )::bigint AS others_held,
     (SELECT a.total - a.reserved FROM accounts a WHERE a.id = ${accountId}) AS available`;
 }
 
