@@ -263,8 +263,12 @@ export class TranscriptService {
     await this.find(accountId, id);
     if (!(await cancelTranscript(this.db, id))) throw new HarkError('transcript_finished');
     await this.queue.canceled(id);
-    // A canceled waiting job frees its account's place in the queue for the next held one.
-    await this.queue.enqueue(await feedAccountNow(this.db, accountId, this.cfg.queuedPerAccount));
+    // A canceled waiting job frees its account's place in the queue for the next held one. The
+    // cancel has happened: a failure here is not the caller's, and the reconciler feeds accounts
+    // whose held transcripts nobody fed.
+    await feedAccountNow(this.db, accountId, this.cfg.queuedPerAccount)
+      .then((ids) => this.queue.enqueue(ids))
+      .catch(() => undefined);
     return this.get(accountId, id);
   }
 
