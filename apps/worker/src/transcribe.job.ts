@@ -62,9 +62,10 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
       finished(error instanceof UnrecoverableError || lastAttempt ? 'failed' : 'retried');
       throw error;
     } finally {
-      deps.active.end(id, signal, outcome === PARKED);
       // Ended: feed again, in case the feed at the start failed (the reconciler is the backstop).
+      // Before `end`, so a shutdown waiting for idle jobs does not close the queue under it.
       if (ran.accountId !== null && outcome !== PARKED) await deps.feed?.(ran.accountId);
+      deps.active.end(id, signal, outcome === PARKED);
     }
     finished(outcome === PARKED ? 'handed_back' : outcome);
     // Handed back to the queue: BullMQ must neither complete nor fail it, and the shutdown
