@@ -67,7 +67,10 @@ export function createApp(deps: ApiDeps): HarkApp {
   v1.use(accountRoutes(deps, limits.limit));
   const uploadHashing = deps.uploadHashing ?? new ChosenUploadHashing(deps.config.uploadHasher);
   const uploadLock = new UploadLock(deps.redis, deps.config.redisPrefix, deps.config.uploadLockTtlMs);
-  const uploads = new UploadService(deps.db, deps.blobs, uploadLock, uploadHashing);
+  const uploads = new UploadService(deps.db, deps.blobs, uploadLock, uploadHashing, {
+    quotaBytes: deps.config.uploadQuotaBytes,
+    noCreditBytes: deps.config.uploadNoCreditBytes,
+  });
   v1.use(uploadRoutes(uploads, limits.limit));
   const { config } = deps;
   const queue = new TranscriptQueue(deps.redis, config.redisPrefix);
@@ -80,6 +83,7 @@ export function createApp(deps: ApiDeps): HarkApp {
     ratePerHour: config.ratePerHour,
     speakersRatePerHour: config.speakersRatePerHour,
     provisionalHoldSeconds: config.provisionalHoldSeconds,
+    queuedPerAccount: config.queuedPerAccount,
     modelName: config.modelName,
     isAllowedWebhookUrl: async (url) =>
       (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,

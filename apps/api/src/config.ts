@@ -42,6 +42,15 @@ export interface ApiConfig extends CommonConfig {
   modelName: string;
   /** How long an upload's writer lock outlives a writer that vanished (ms). */
   uploadLockTtlMs: number;
+  /** `HARK_UPLOAD_QUOTA_BYTES`: bytes an account may hold in uploads no transcript has used yet
+   *  (not erased; a declared `expectedBytes` counts in full from creation). Default 4 GiB. */
+  uploadQuotaBytes: number;
+  /** `HARK_UPLOAD_NO_CREDIT_BYTES`: the same cap while the account's available balance is 0 or
+   *  less (refused 402 `insufficient_balance` beyond it). Default 25 MB. */
+  uploadNoCreditBytes: number;
+  /** `HARK_QUEUED_PER_ACCOUNT`: transcribe jobs one account may have waiting in the queue; the
+   *  rest wait in Postgres and are fed in as its jobs start (fair scheduling). Default 1. */
+  queuedPerAccount: number;
   /** `HARK_UPLOAD_HASHER`: `auto` (native OpenSSL SHA-256 where it loads, else wasm on a worker
    *  thread), `native` (fail at the first upload if it cannot load) or `thread`. Default auto. */
   uploadHasher: UploadHasherKind;
@@ -81,6 +90,9 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
     modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
+    uploadQuotaBytes: int(env, 'HARK_UPLOAD_QUOTA_BYTES', 4 * 1024 ** 3, 0),
+    uploadNoCreditBytes: int(env, 'HARK_UPLOAD_NO_CREDIT_BYTES', 25_000_000, 0),
+    queuedPerAccount: int(env, 'HARK_QUEUED_PER_ACCOUNT', 1, 1, 1000),
     uploadHasher: oneOf(env, 'HARK_UPLOAD_HASHER', ['auto', 'native', 'thread'], 'auto'),
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),

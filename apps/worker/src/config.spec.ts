@@ -22,6 +22,7 @@ describe('loadWorkerConfig', () => {
     expect(c.maxDownloadBytes).toBe(2 * 1024 ** 3);
     expect(c.uploadTtlHours).toBe(24);
     expect(c.sweepIntervalMs).toBe(60_000);
+    expect(c.queuedPerAccount).toBe(1);
   });
 
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {

@@ -58,6 +58,10 @@ export interface WorkerConfig extends CommonConfig {
   maxProcessingMs: number;
   /** `HARK_RECONCILE_GRACE_MS`: processing transcripts younger than this are not checked for a job. Default 60 000. */
   reconcileGraceMs: number;
+  /** `HARK_QUEUED_PER_ACCOUNT`: transcribe jobs one account may have waiting in the queue; the
+   *  rest wait in Postgres and are fed in as its jobs start (fair scheduling). Default 1. The
+   *  API reads the same variable: set it alike on both. */
+  queuedPerAccount: number;
   /** `HARK_DB_POOL_SIZE`. Default: concurrency + 3 (jobs, sweeps, the failure listener). */
   dbPoolSize: number;
   /** `/metrics` and `/healthz` server: `HARK_METRICS_PORT` (default 9464, 0 = off), `HARK_METRICS_HOST` (127.0.0.1), `HARK_METRICS_TOKEN` (unset: loopback clients only). */
@@ -100,6 +104,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     uploadTtlHours: int(env, 'HARK_UPLOAD_TTL_HOURS', 24, 1),
     maxProcessingMs: int(env, 'HARK_MAX_PROCESSING_MS', 24 * 3600_000, 1000),
     reconcileGraceMs: int(env, 'HARK_RECONCILE_GRACE_MS', 60_000, 0),
+    queuedPerAccount: int(env, 'HARK_QUEUED_PER_ACCOUNT', 1, 1, 1000),
     dbPoolSize: int(env, 'HARK_DB_POOL_SIZE', concurrency + 3, 2),
     metrics: loadMetricsServerConfig(env, 9464),
   };

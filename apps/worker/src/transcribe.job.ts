@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
 import type { TranscribeJob } from '@hark/queue';
-import { completeTranscript, failTranscript } from '@hark/transcripts';
+import { completeTranscript, failTranscript, markStarted } from '@hark/transcripts';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import { type ActiveJobs, JobAbort } from './active-jobs';
@@ -24,6 +24,11 @@ export interface TranscribeJobDeps {
   logger: Logger;
   /** Told how each run ended and how long it took (WorkerMetrics). */
   metrics?: { jobFinished(outcome: JobRunOutcome, seconds: number): void };
+  /**
+   * Feeds the account's next held transcripts into the queue (`feedAccount`); called when a job
+   * starts (it no longer waits, so the account's next one may) and when it ends. Never throws.
+   */
+  feed?(accountId: string): Promise<void>;
 }
 
 /** How a job ended here (BullMQ stores it as the return value; handy in tests and logs). */
@@ -49,13 +54,17 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
     const finished = (how: JobRunOutcome) =>
       deps.metrics?.jobFinished(how, (performance.now() - started) / 1000);
     let outcome: JobOutcome | typeof PARKED | undefined;
+    const ran: RunContext = { accountId: null };
     try {
-      outcome = await runJob(deps, job, token, log, signal);
+      outcome = await runJob(deps, job, token, log, signal, ran);
     } catch (error) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       finished(error instanceof UnrecoverableError || lastAttempt ? 'failed' : 'retried');
       throw error;
     } finally {
+      // Ended: feed again, in case the feed at the start failed (the reconciler is the backstop).
+      // Before `end`, so a shutdown waiting for idle jobs does not close the queue under it.
+      if (ran.accountId !== null && outcome !== PARKED) await deps.feed?.(ran.accountId);
       deps.active.end(id, signal, outcome === PARKED);
     }
     finished(outcome === PARKED ? 'handed_back' : outcome);
@@ -66,12 +75,19 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
   };
 }
 
+/** What a run found out that the handler needs afterwards. */
+interface RunContext {
+  /** Set once the job started the transcript. */
+  accountId: string | null;
+}
+
 async function runJob(
   deps: TranscribeJobDeps,
   job: Job<TranscribeJob>,
   token: string | undefined,
   log: Logger,
   signal: AbortSignal,
+  ran: RunContext,
 ): Promise<JobOutcome | typeof PARKED> {
   const { db } = deps;
   const id = job.data.transcriptId;
@@ -99,10 +115,12 @@ async function runJob(
     log.info({ status: t.status }, 'transcript already finished; nothing to do');
     return 'already_finished';
   }
-  await db.transcript.updateMany({
-    where: { id, status: 'processing' },
-    data: { startedAt: new Date(), workerAttempts: { increment: 1 } },
-  });
+  const started = await markStarted(db, id);
+  if (started) {
+    ran.accountId = started.accountId;
+    // This job no longer waits in the queue: the account's next held transcript may.
+    await deps.feed?.(started.accountId);
+  }
 
   const workDir = path.join(deps.tmpDir, id);
   try {

@@ -7,11 +7,12 @@ import {
   type TranscribeJob,
   type WebhookJob,
   bullPrefix,
+  enqueueTranscribe,
   transcriptCancelChannel,
   workerOptions,
 } from '@hark/queue';
 import { type BlobStore, LocalBlobStore } from '@hark/storage';
-import { failTranscript } from '@hark/transcripts';
+import { failTranscript, feedAccountNow } from '@hark/transcripts';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -85,6 +86,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const announce = { redis, redisPrefix: config.redisPrefix, webhookQueue };
   const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
   metrics.watchQueues([transcribeQueue, webhookQueue]);
+  /** Fair scheduling: the account's oldest held transcripts enter the queue, up to its share. */
+  async function feed(accountId: string): Promise<void> {
+    try {
+      await enqueueTranscribe(transcribeQueue, await feedAccountNow(db, accountId, config.queuedPerAccount));
+    } catch (error) {
+      logger.warn(
+        { accountId, err: (error as Error).message },
+        'could not feed the account; the reconciler will',
+      );
+    }
+  }
   const handler = createTranscribeHandler({
     db,
     active,
@@ -94,6 +106,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     tmpDir: config.tmpDir,
     logger,
     metrics,
+    feed,
   });
   const worker = new Worker<TranscribeJob, JobOutcome>(
     QUEUES.transcribe,
@@ -159,6 +172,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
                     void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
                   maxProcessingMs: config.maxProcessingMs,
                   graceMs: config.reconcileGraceMs,
+                  queuedPerAccount: config.queuedPerAccount,
                   log: logger,
                 })),
               }),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
+import { feedAccountNow } from '@hark/transcripts';
 import { reconcile } from '../src/sweepers/reconciler.sweeper';
 import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, testEnv, transcriptRow } from './worker-test-env';
 
@@ -16,20 +17,23 @@ const deps = (over: Partial<Parameters<typeof reconcile>[0]> = {}) => ({
   stop: async () => undefined,
   maxProcessingMs: 24 * 3600_000,
   graceMs: 0,
+  queuedPerAccount: 1,
   ...over,
 });
 
+const jobState = async (id: string) => (await h.transcribeQueue.getJob(id))?.getState() ?? 'missing';
+
 describe('reconciler', () => {
-  it('a processing transcript whose job was lost (Redis flushed) is enqueued again and completes once', async () => {
+  it('a queued transcript whose job was lost (Redis flushed) is enqueued again and completes once', async () => {
     const acct = await createAccount(h.db, 100);
     const uploadId = await createUpload(h.db, h.blobs, acct.accountId, await readFile(testEnv.jfkWav));
     const id = await createTranscript(h.db, acct, { uploadId });
-    // No enqueue: as if Redis lost the job. Several replicas reconcile at once.
+    // Fed into the queue, then Redis lost the job. Several replicas reconcile at once.
+    expect(await feedAccountNow(h.db, acct.accountId, 1)).toEqual([id]);
     const mine = deps({ accountId: acct.accountId });
-    await Promise.all([reconcile(mine), reconcile(mine), reconcile(mine)]);
-    const job = await h.transcribeQueue.getJob(id);
-    expect(job).toBeDefined();
-    expect(await job!.getState()).toBe('waiting');
+    const results = await Promise.all([reconcile(mine), reconcile(mine), reconcile(mine)]);
+    expect(results.reduce((n, r) => n + r.requeued, 0)).toBeGreaterThanOrEqual(1);
+    expect(await jobState(id)).toBe('waiting');
     const w = await h.startWorker();
     try {
       await waitFor(async () => (await transcriptRow(h.db, id))?.status === 'done', { timeout: 60_000, message: 'done' });
@@ -39,12 +43,55 @@ describe('reconciler', () => {
     expect(await h.db.ledgerEntry.count({ where: { transcriptId: id, kind: 'charge' } })).toBe(1);
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
     // A live job is left alone.
-    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0 });
+    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 0 });
+  });
+
+  it('a crash between marking transcripts queued and enqueuing them strands nothing', async () => {
+    const acct = await createAccount(h.db, 100);
+    const ids = [
+      await createTranscript(h.db, acct, { url: 'https://example.com/a.wav' }),
+      await createTranscript(h.db, acct, { url: 'https://example.com/b.wav' }),
+    ];
+    // The feed committed (the first is queued, the second held behind it), then the process died.
+    expect(await feedAccountNow(h.db, acct.accountId, 1)).toEqual([ids[0]]);
+    expect(await jobState(ids[0]!)).toBe('missing');
+    const mine = deps({ accountId: acct.accountId });
+    // Within the grace period the producer may still be about to enqueue: left alone.
+    expect(await reconcile(deps({ accountId: acct.accountId, graceMs: 60_000 }))).toEqual({ requeued: 0, expired: 0, fed: 0 });
+    expect(await reconcile(mine)).toEqual({ requeued: 1, expired: 0, fed: 0 });
+    expect(await jobState(ids[0]!)).toBe('waiting');
+    // The held one stays out of the queue: its account already has one job waiting.
+    expect(await jobState(ids[1]!)).toBe('missing');
+    expect((await transcriptRow(h.db, ids[1]!)).queuedAt).toBeNull();
+    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 0 });
+  });
+
+  it('feeds an account whose held transcripts nobody fed (a worker died between starting a job and feeding)', async () => {
+    const acct = await createAccount(h.db, 100);
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c']) ids.push(await createTranscript(h.db, acct, { url: `https://example.com/${name}.wav` }));
+    const mine = deps({ accountId: acct.accountId });
+    // None queued: the oldest goes in, up to one waiting job for the account.
+    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 1 });
+    expect(await Promise.all(ids.map(jobState))).toEqual(['waiting', 'missing', 'missing']);
+    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 0 });
+    // The first started (as a worker marks it), the feed never ran: the reconciler feeds the next.
+    await h.db.transcript.update({ where: { id: ids[0] }, data: { startedAt: new Date() } });
+    expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 1 });
+    expect(await Promise.all(ids.slice(1).map(jobState))).toEqual(['waiting', 'missing']);
+    // With room for two waiting jobs, the last one goes in too.
+    expect(await reconcile(deps({ accountId: acct.accountId, queuedPerAccount: 2 }))).toEqual({ requeued: 0, expired: 0, fed: 1 });
+    expect(await jobState(ids[2]!)).toBe('waiting');
+    for (const id of ids) await (await h.transcribeQueue.getJob(id))?.remove();
   });
 
   it('a transcript past the maximum processing time fails engine_failed, hold released, announced', async () => {
     const acct = await createAccount(h.db, 100);
     const id = await createTranscript(h.db, acct, { url: 'https://example.com/a.wav', webhookUrl: 'https://example.com/hook' });
+    // Held in Postgres the whole time: the maximum still counts from creation.
+    const held = await createTranscript(h.db, acct, { url: 'https://example.com/b.wav' });
+    await feedAccountNow(h.db, acct.accountId, 1);
+    expect((await transcriptRow(h.db, held)).queuedAt).toBeNull();
     const announced: string[] = [];
     const stopped: string[] = [];
     const result = await reconcile(
@@ -56,10 +103,9 @@ describe('reconciler', () => {
         stop: async (tid) => void stopped.push(tid),
       }),
     );
-    expect(result).toEqual({ requeued: 0, expired: 1 });
-    const row = await transcriptRow(h.db, id);
-    expect(row).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
-    expect(announced).toContain(id);
+    expect(result).toEqual({ requeued: 0, expired: 2, fed: 0 });
+    for (const t of [id, held]) expect(await transcriptRow(h.db, t)).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
+    expect(announced).toEqual(expect.arrayContaining([id, held]));
     expect(stopped).toContain(id);
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
   });
@@ -67,7 +113,7 @@ describe('reconciler', () => {
   it('leaves transcripts younger than the grace period alone (the API enqueues right after commit)', async () => {
     const acct = await createAccount(h.db, 100);
     const id = await createTranscript(h.db, acct, { url: 'https://example.com/a.wav' });
-    expect(await reconcile(deps({ graceMs: 60_000, accountId: acct.accountId }))).toEqual({ requeued: 0, expired: 0 });
+    expect(await reconcile(deps({ graceMs: 60_000, accountId: acct.accountId }))).toEqual({ requeued: 0, expired: 0, fed: 0 });
     expect(await h.transcribeQueue.getJob(id)).toBeUndefined();
   });
 });

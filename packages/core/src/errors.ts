@@ -18,6 +18,7 @@ export const CODE_STATUS = {
   no_webhook: 409,
   chunk_too_large: 413,
   upload_too_large: 413,
+  upload_quota_exceeded: 413,
   payload_too_large: 413,
   headers_too_large: 431,
   rate_limited: 429,
@@ -53,6 +54,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   no_webhook: 'The transcript has no webhookUrl or has not finished.',
   chunk_too_large: 'The chunk is larger than 16 MiB.',
   upload_too_large: 'The upload would exceed 2 GiB.',
+  upload_quota_exceeded:
+    "The account's uploads not yet used by a transcript would pass its storage quota; transcribe them or let unused ones expire first.",
   payload_too_large: 'The request body is too large.',
   headers_too_large: 'The request header fields are too large.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',

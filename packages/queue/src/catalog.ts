@@ -69,6 +69,32 @@ export const TRANSCRIBE_JOB_OPTIONS = {
   removeOnFail: { age: 24 * 3600 },
 } as const;
 
+/** The part of a BullMQ Queue that `enqueueTranscribe` needs. */
+export interface TranscribeProducer {
+  addBulk(
+    jobs: { name: string; data: TranscribeJob; opts: typeof TRANSCRIBE_JOB_OPTIONS & { jobId: string } }[],
+  ): Promise<unknown>;
+}
+
+/**
+ * Adds transcribe jobs, in the order given, with jobId = transcript id (a repeat collapses), in
+ * one round trip. Only for transcripts `feedAccount` marked queued (or the reconciler re-queues):
+ * the fair scheduling in @hark/transcripts decides what enters the queue.
+ */
+export async function enqueueTranscribe(
+  queue: TranscribeProducer,
+  transcriptIds: readonly string[],
+): Promise<void> {
+  if (transcriptIds.length === 0) return;
+  await queue.addBulk(
+    transcriptIds.map((transcriptId) => ({
+      name: QUEUES.transcribe,
+      data: { transcriptId },
+      opts: { ...TRANSCRIBE_JOB_OPTIONS, jobId: transcriptId },
+    })),
+  );
+}
+
 /**
  * A webhook job is one automatic attempt: the dispatcher schedules attempt N+1 itself as a new
  * delayed job (`webhookJobId(id, N + 1)`). Finished jobs are kept a day, so a repeated enqueue

@@ -18,6 +18,8 @@ export type ApiErrorCode =
   | 'no_webhook'
   | 'chunk_too_large'
   | 'upload_too_large'
+  /** The account's uploads not yet used by a transcript would pass its quota (`limits().upload.quotaBytes`). */
+  | 'upload_quota_exceeded'
   | 'payload_too_large'
   /** 431: the request's header fields are too large (answered before any route). */
   | 'headers_too_large'

@@ -119,7 +119,13 @@ export interface RateLimitRule {
 
 export interface Limits {
   audio: { maxDurationSeconds: number; formats: string[] };
-  upload: { maxBytes: number; maxChunkBytes: number; maxRequestBytes: number };
+  upload: {
+    maxBytes: number;
+    maxChunkBytes: number;
+    maxRequestBytes: number;
+    /** Bytes the account may hold in uploads no transcript has used yet (absent on older servers). */
+    quotaBytes?: number;
+  };
   glossary: { maxEntries: number; maxTermChars: number };
   /** `maxRunning` null means no limit. */
   concurrency: { maxRunning: number | null };

@@ -1,2 +1,3 @@
 export * from './transitions';
 export * from './list-item';
+export * from './feed';

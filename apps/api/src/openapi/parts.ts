@@ -120,6 +120,8 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> & Record<string,
   no_webhook: 'no `webhookUrl`, or not finished, so nothing to replay',
   chunk_too_large: 'chunk over 16 MiB',
   upload_too_large: 'the upload would pass 2 GiB',
+  upload_quota_exceeded:
+    "the account's uploads not yet used by a transcript would pass its storage quota (`upload.quotaBytes` in the limits)",
   payload_too_large: 'request body over the size accepted by this route',
   headers_too_large: 'request header fields over the size the server reads (16 KiB in all); answered before routing',
   rate_limited: 'rate limit hit; see `Retry-After`',

@@ -3,6 +3,7 @@ import { AUDIO_FORMATS, LIMITS } from '@hark/core';
 import { Router, type RequestHandler } from 'express';
 import type { ApiDeps } from '../context';
 import { BalanceService } from '../services/balance.service';
+import { uploadCap } from '../services/upload.service';
 
 export function accountRoutes(deps: ApiDeps, limit: (route: string) => RequestHandler): Router {
   const r = Router();
@@ -15,7 +16,7 @@ export function accountRoutes(deps: ApiDeps, limit: (route: string) => RequestHa
   r.get('/limits', limit('GET /v1/limits'), async (req, res) => {
     const account = await deps.db.account.findUnique({
       where: { id: req.auth!.accountId },
-      select: { toppedUp: true },
+      select: { toppedUp: true, total: true, reserved: true },
     });
     const { config } = deps;
     res.json({
@@ -25,6 +26,10 @@ export function accountRoutes(deps: ApiDeps, limit: (route: string) => RequestHa
           maxBytes: LIMITS.maxUploadBytes,
           maxChunkBytes: LIMITS.maxChunkBytes,
           maxRequestBytes: LIMITS.maxUploadRequestBytes,
+          quotaBytes: uploadCap(
+            { quotaBytes: config.uploadQuotaBytes, noCreditBytes: config.uploadNoCreditBytes },
+            account ? account.total.minus(account.reserved) : null,
+          ),
         },
         glossary: { maxEntries: LIMITS.glossaryMaxEntries, maxTermChars: LIMITS.glossaryMaxTermChars },
         concurrency: { maxRunning: account?.toppedUp ? null : LIMITS.freeConcurrentTranscripts },

@@ -10,9 +10,12 @@ function declaredLength(req: Request): number | null {
   return Number(raw);
 }
 
-/** A refusal sent before the body was read closes the connection instead of draining it. */
+/**
+ * A refusal sent before the body was read (a size limit, the account's upload quota) closes the
+ * connection instead of draining it.
+ */
 function closeAfter(res: Response, e: unknown): never {
-  if (e instanceof HarkError && e.status === 413) res.setHeader('Connection', 'close');
+  if (e instanceof HarkError && (e.status === 413 || e.code === 'insufficient_balance')) res.setHeader('Connection', 'close');
   throw e;
 }
 

@@ -204,6 +204,10 @@ export const LimitsSchema = Type.Object(
         maxBytes: Type.Integer({ description: 'Largest file across all chunks.' }),
         maxChunkBytes: Type.Integer({ description: 'Largest single chunk body.' }),
         maxRequestBytes: Type.Integer({ description: 'Largest body in one request.' }),
+        quotaBytes: Type.Integer({
+          description:
+            'Bytes this account may hold in uploads no transcript has used yet (a declared `expectedBytes` counts in full from creation); past it, POST and PUT are refused with 413 `upload_quota_exceeded`. While `available` is 0 this is the smaller no-credit allowance, past which they are refused with 402 `insufficient_balance`.',
+        }),
       },
       closed,
     ),

@@ -1,4 +1,4 @@
-import { QUEUES, TRANSCRIBE_JOB_OPTIONS, bullPrefix, transcriptCancelChannel, transcriptDoneChannel } from '@hark/queue';
+import { QUEUES, bullPrefix, enqueueTranscribe, transcriptCancelChannel, transcriptDoneChannel } from '@hark/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -13,9 +13,12 @@ export class TranscriptQueue {
     this.queue = new Queue(QUEUES.transcribe, { connection: redis, prefix: bullPrefix(prefix) });
   }
 
-  /** jobId = transcript id: a repeated enqueue of the same transcript collapses. */
-  async enqueue(transcriptId: string): Promise<void> {
-    await this.queue.add(QUEUES.transcribe, { transcriptId }, { ...TRANSCRIBE_JOB_OPTIONS, jobId: transcriptId });
+  /**
+   * Enqueues the transcripts a feed marked queued (`feedAccount`), oldest first. jobId =
+   * transcript id: a repeated enqueue of the same transcript collapses.
+   */
+  async enqueue(transcriptIds: readonly string[]): Promise<void> {
+    await enqueueTranscribe(this.queue, transcriptIds);
   }
 
   /** Tells workers to stop the job now, drops it if still waiting, and wakes waiters. */

@@ -3,7 +3,7 @@ import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, containsNul, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { checkUrlShape } from '@hark/http';
-import { cancelTranscript } from '@hark/transcripts';
+import { cancelTranscript, feedAccount, feedAccountNow } from '@hark/transcripts';
 import type { Static } from '@sinclair/typebox';
 import { CreateTranscriptBody } from '../schemas/transcript.schemas';
 import type { CompletionWaiter } from './completion-waiter';
@@ -19,6 +19,8 @@ export interface TranscriptServiceConfig {
   speakersRatePerHour: string;
   /** Seconds of audio the provisional hold at create covers. */
   provisionalHoldSeconds: number;
+  /** Jobs an account may have waiting in the queue; the rest wait in Postgres (`feedAccount`). */
+  queuedPerAccount: number;
   modelName: string;
   /** Checks webhookUrl is a public http(s) URL (DNS included); false when refused. */
   isAllowedWebhookUrl(url: string): Promise<boolean>;
@@ -164,9 +166,12 @@ export class TranscriptService {
       const hold = await placeHold(tx, accountId, id, costForSeconds(this.cfg.provisionalHoldSeconds, rate), acct.available);
       await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
       await remember(id, 201);
-      return { replay: false as const, transcriptId: id, status: 201 as const };
+      // Still under the account lock taken for the hold: the new transcript enters the queue
+      // now only if the account has fewer than `queuedPerAccount` jobs waiting there.
+      const queued = await feedAccount(tx, accountId, this.cfg.queuedPerAccount);
+      return { replay: false as const, transcriptId: id, status: 201 as const, queued };
     });
-    if (outcome.status === 201 && !outcome.replay) await this.queue.enqueue(outcome.transcriptId);
+    if (outcome.queued) await this.queue.enqueue(outcome.queued);
     return { status: outcome.status, transcript: await this.get(accountId, outcome.transcriptId) };
   }
 
@@ -256,6 +261,12 @@ export class TranscriptService {
     await this.find(accountId, id);
     if (!(await cancelTranscript(this.db, id))) throw new HarkError('transcript_finished');
     await this.queue.canceled(id);
+    // A canceled waiting job frees its account's place in the queue for the next held one. The
+    // cancel has happened: a failure here is not the caller's, and the reconciler feeds accounts
+    // whose held transcripts nobody fed.
+    await feedAccountNow(this.db, accountId, this.cfg.queuedPerAccount)
+      .then((ids) => this.queue.enqueue(ids))
+      .catch(() => undefined);
     return this.get(accountId, id);
   }
 

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
-import type { Db } from '@hark/db';
+import { type Db, Prisma } from '@hark/db';
 import type { BlobStore, UploadHashing } from '@hark/storage';
 import type { UploadLock } from './upload-lock';
 
@@ -37,6 +37,48 @@ function requestTooLarge(): HarkError {
 
 export const UPLOAD_ID = /^up_[A-Za-z0-9_-]{1,33}$/;
 
+/** How much an account may keep in uploads that no transcript has used yet. */
+export interface UploadQuota {
+  /** Cap while the account has credits available (`HARK_UPLOAD_QUOTA_BYTES`). */
+  quotaBytes: number;
+  /** Cap while `available` is 0 or less (`HARK_UPLOAD_NO_CREDIT_BYTES`). */
+  noCreditBytes: number;
+}
+
+/** The cap that applies to an account with `available` credits (null: no such account). */
+export function uploadCap(quota: UploadQuota, available: Prisma.Decimal | null): number {
+  return available !== null && available.greaterThan(0) ? quota.quotaBytes : quota.noCreditBytes;
+}
+
+/**
+ * What the account's uploads other than `except` hold: every upload not erased and used by no
+ * transcript (`used_at`, set by a trigger when a transcript is created from it) counts
+ * `max(receivedBytes, expectedBytes)`, so a declared size counts in full from creation. Reads
+ * only the unused uploads (`uploads_unused_idx`). With the account's available balance, which
+ * picks the cap.
+ */
+function usageColumns(accountId: string, except: string) {
+  return Prisma.sql`
+    (SELECT COALESCE(SUM(GREATEST(o.received_bytes, COALESCE(o.expected_bytes, 0))), 0)
+       FROM uploads o
+      WHERE o.account_id = ${accountId} AND o.id <> ${except} AND o.erased_at IS NULL AND o.used_at IS NULL
+    )::bigint AS others_held,
+    (SELECT a.total - a.reserved FROM accounts a WHERE a.id = ${accountId}) AS available`;
+}
+
+interface Usage {
+  others_held: bigint;
+  available: Prisma.Decimal | null;
+}
+
+interface LockedUploadRow extends Usage {
+  received_bytes: bigint;
+  expected_bytes: bigint | null;
+  sha256: string | null;
+  created_at: Date;
+  hash_state: Uint8Array | null;
+}
+
 /**
  * Resumable uploads. A chunk is written and fsync'ed, then `receivedBytes` (and the running
  * SHA-256 state) advance in Postgres only if nobody else moved them; on any failure the file is
@@ -48,7 +90,30 @@ export class UploadService {
     private readonly blobs: BlobStore,
     private readonly lock: UploadLock,
     private readonly hashing: UploadHashing,
+    private readonly quota: UploadQuota,
   ) {}
+
+  /**
+   * Bytes the upload may grow to (from `offset`) within the account's cap: the cap less what
+   * its other uploads hold and what its other writers have reserved, and never less than its
+   * declared size (admitted when it was created). The error for going past it.
+   */
+  private room(usage: Usage, othersReserved: number, offset: number, expected: number) {
+    const cap = uploadCap(this.quota, usage.available);
+    const free = cap - Number(usage.others_held) - othersReserved;
+    const noCredit = !(usage.available !== null && usage.available.greaterThan(0));
+    const refuse = () =>
+      noCredit
+        ? new HarkError(
+            'insufficient_balance',
+            `An account with no credits available may hold at most ${cap} bytes in uploads not yet transcribed; top up first.`,
+          )
+        : new HarkError(
+            'upload_quota_exceeded',
+            `The account's uploads not yet transcribed would pass its quota of ${cap} bytes; transcribe them or let unused ones expire first.`,
+          );
+    return { bytes: Math.max(expected, free) - offset, declaredFits: expected === 0 || expected <= free, refuse };
+  }
 
   /**
    * POST: the body (possibly empty) is written under a fresh id before the row exists, so a
@@ -62,13 +127,34 @@ export class UploadService {
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
     const id = newId('up');
+    const expected = input.expectedBytes ?? 0;
+    // The fresh id is never busy: this only reserves the bytes the upload may hold.
+    const reservation = await this.lock.acquire(id, accountId, Math.max(expected, declaredLength ?? LIMITS.maxUploadRequestBytes));
+    if (!reservation) throw new Error(`fresh upload id ${id} was locked`);
+    try {
+      const [usage] = await this.db.$queryRaw<Usage[]>`SELECT ${usageColumns(accountId, id)}`;
+      const room = this.room(usage!, reservation.othersReservedBytes, 0, expected);
+      if (!room.declaredFits || (declaredLength !== null && declaredLength > room.bytes)) throw room.refuse();
+      return await this.writeNew(accountId, id, input, body, room);
+    } finally {
+      await reservation.release();
+    }
+  }
+
+  private async writeNew(
+    accountId: string,
+    id: string,
+    input: { expectedBytes: number | null; sha256: string | null },
+    body: Readable,
+    room: { bytes: number; refuse(): HarkError },
+  ): Promise<UploadView> {
     const hash = await this.hashing.start();
     let written = 0;
     try {
       written = await this.blobs.appendAt(id, 0, body, {
-        maxBytes: LIMITS.maxUploadRequestBytes,
+        maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
         onData: (c) => hash.update(c),
-        tooLarge: requestTooLarge,
+        tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
       });
       const row = await this.db.upload.create({
         data: {
@@ -114,20 +200,38 @@ export class UploadService {
     if (declaredLength !== null && declaredLength > LIMITS.maxChunkBytes) throw new HarkError('chunk_too_large');
     if (declaredLength === 0) throw new HarkError('chunk_empty');
     await this.find(accountId, id);
-    const held = await this.lock.acquire(id);
+    // Reserves the most this chunk can add to the account's held bytes until it is recorded.
+    const held = await this.lock.acquire(id, accountId, declaredLength ?? LIMITS.maxChunkBytes);
     if (!held) throw new HarkError('upload_busy');
     try {
-      // Re-read under the lock: another writer may have finished just before we got it.
-      const current = await this.find(accountId, id);
-      const offset = Number(current.receivedBytes);
+      // Re-read under the lock (another writer may have finished just before we got it), with
+      // what the account's other uploads hold: one round trip.
+      const [row] = await this.db.$queryRaw<LockedUploadRow[]>`
+        SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, ${usageColumns(accountId, id)}
+        FROM uploads u WHERE u.id = ${id} AND u.account_id = ${accountId} AND u.erased_at IS NULL`;
+      if (!row) throw new HarkError('upload_not_found');
+      const current = {
+        id,
+        receivedBytes: row.received_bytes,
+        expectedBytes: row.expected_bytes,
+        sha256: row.sha256,
+        createdAt: row.created_at,
+      };
+      const offset = Number(row.received_bytes);
       const room = LIMITS.maxUploadBytes - offset;
       if (declaredLength !== null && declaredLength > room) throw new HarkError('upload_too_large');
-      const hash = await this.hashing.start(current.hashState);
+      const quota = this.room(row, held.othersReservedBytes, offset, Number(row.expected_bytes ?? 0));
+      if (quota.bytes <= 0 || (declaredLength !== null && declaredLength > quota.bytes)) throw quota.refuse();
+      const limit = Math.min(LIMITS.maxChunkBytes, room);
+      const hash = await this.hashing.start(row.hash_state);
       try {
         const written = await this.blobs.appendAt(id, offset, body, {
-          maxBytes: Math.min(LIMITS.maxChunkBytes, room),
+          maxBytes: Math.min(limit, quota.bytes),
           onData: (c) => hash.update(c),
-          tooLarge: () => new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
+          tooLarge: () =>
+            quota.bytes < limit
+              ? quota.refuse()
+              : new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
         });
         if (written === 0) throw new HarkError('chunk_empty');
         try {
