@@ -63,6 +63,7 @@ describe('U+0000 in a string', () => {
       speakersRatePerHour: '48',
       provisionalHoldSeconds: 60,
       modelName: 'whisper-test',
+      queuedPerAccount: 1,
       isAllowedWebhookUrl: () => Promise.resolve(true),
     });
     await expect(service.validate({ url }, `key${NUL}`)).rejects.toMatchObject({
