@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
-import { WhisperEngine } from './whisper';
+import { DEFAULT_DECODING, WhisperEngine, audioContextFor, decodingArgs } from './whisper';
 
 const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.ojf.txt'), 'utf8');
 
@@ -53,6 +53,7 @@ describe('WhisperEngine', () => {
       '3',
       '-l',
       'auto',
+      ...decodingArgs(DEFAULT_DECODING),
       '-ojf',
       '-of',
       prefix,
@@ -68,6 +69,43 @@ describe('WhisperEngine', () => {
     await engine(run).transcribe({ wavPath: '/tmp/a.wav', language: 'de', signal });
     expect(calls[0]?.args.slice(6, 8)).toEqual(['-l', 'de']);
     expect(calls[0]?.options?.signal).toBe(signal);
+  });
+
+  it('passes the decoding options, and a short-audio context only when asked and the length is known', async () => {
+    const { run, calls } = fakeRun(jfk);
+    const tuned = new WhisperEngine({
+      binaryPath: 'x',
+      modelPath: 'y',
+      threads: 1,
+      modelName: 'z',
+      run,
+      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, shortAudioContext: true },
+    });
+    await tuned.transcribe({ wavPath: '/tmp/a.wav', durationSeconds: 11 });
+    await tuned.transcribe({ wavPath: '/tmp/a.wav' });
+    const decodingOf = (args: readonly string[]) => args.slice(8, args.indexOf('-ojf'));
+    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '5', '-bo', '2', '-ac', '678']);
+    expect(decodingOf(calls[1]!.args)).toEqual(['-bs', '5', '-bo', '2']);
+  });
+
+  it('sizes the audio context to the audio, the whole window from 27.5 s on', () => {
+    expect(audioContextFor(undefined)).toBe(0);
+    expect(audioContextFor(0)).toBe(0);
+    expect(audioContextFor(1)).toBe(256);
+    expect(audioContextFor(10)).toBe(628);
+    expect(audioContextFor(27.4)).toBe(1498);
+    expect(audioContextFor(27.5)).toBe(0);
+    expect(audioContextFor(3600)).toBe(0);
+    expect(decodingArgs({ ...DEFAULT_DECODING, shortAudioContext: false }, 5)).not.toContain('-ac');
+  });
+
+  it('rejects beam sizes and best-of counts outside 1-16', () => {
+    const make = (decoding: { beamSize?: number; bestOf?: number }) => () =>
+      new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', decoding });
+    expect(make({ beamSize: 0 })).toThrow(RangeError);
+    expect(make({ bestOf: 17 })).toThrow(RangeError);
+    expect(make({ beamSize: 1.5 })).toThrow(RangeError);
+    expect(make({ beamSize: 16, bestOf: 1 })).not.toThrow();
   });
 
   it('exposes the model name', () => {

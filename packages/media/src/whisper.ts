@@ -22,6 +22,52 @@ export interface WhisperEngineOptions {
   debug?: (commandLine: string) => void;
   /** Process runner; tests pass a fake. Default: `runProcess`. */
   run?: RunProcess;
+  /** How the engine decodes. Default: `DEFAULT_DECODING` (see bench/engine/README.md for why). */
+  decoding?: Partial<DecodingOptions>;
+}
+
+export interface DecodingOptions {
+  /** Beam size (`-bs`); 1 is greedy decoding. */
+  beamSize: number;
+  /** Candidates sampled at each temperature of the fallback (`-bo`). */
+  bestOf: number;
+  /** Suppress non-speech tokens (`-sns`: `>>` at speaker turns, music symbols, brackets), as OpenAI's and faster-whisper's defaults do. */
+  suppressNonSpeech: boolean;
+  /** For audio shorter than one 30 s window, encode only as much audio context as it fills (`-ac`). */
+  shortAudioContext: boolean;
+}
+
+/** The worker's decoding: chosen and measured in bench/engine (README.md there). */
+export const DEFAULT_DECODING: Readonly<DecodingOptions> = {
+  beamSize: 1,
+  bestOf: 5,
+  suppressNonSpeech: true,
+  shortAudioContext: false,
+};
+
+/** whisper.cpp's encoder holds 1,500 positions for a 30 s window: 50 per second. */
+const AUDIO_CTX_PER_SECOND = 50;
+const FULL_AUDIO_CTX = 1500;
+/** Positions beyond the audio's own, so the last words are not cut at the window's edge. */
+const AUDIO_CTX_MARGIN = 128;
+/** Below this the shrunken context costs more accuracy than it saves. */
+const MIN_AUDIO_CTX = 256;
+
+/** The `-ac` for audio of this length: 0 (the whole window) unless it is shorter than one window. */
+export function audioContextFor(durationSeconds: number | null | undefined): number {
+  if (durationSeconds === null || durationSeconds === undefined || !(durationSeconds > 0)) return 0;
+  const ctx = Math.ceil(durationSeconds * AUDIO_CTX_PER_SECOND) + AUDIO_CTX_MARGIN;
+  if (ctx >= FULL_AUDIO_CTX) return 0;
+  return Math.max(MIN_AUDIO_CTX, ctx);
+}
+
+/** whisper-cli arguments for the decoding options (and, for the short-audio context, the length). */
+export function decodingArgs(decoding: DecodingOptions, durationSeconds?: number | null): string[] {
+  const args = ['-bs', String(decoding.beamSize), '-bo', String(decoding.bestOf)];
+  if (decoding.suppressNonSpeech) args.push('-sns');
+  const ctx = decoding.shortAudioContext ? audioContextFor(durationSeconds) : 0;
+  if (ctx > 0) args.push('-ac', String(ctx));
+  return args;
 }
 
 export interface TranscribeInput {
@@ -29,12 +75,15 @@ export interface TranscribeInput {
   wavPath: string;
   /** Language code to force; null or absent detects it. */
   language?: string | null;
+  /** The audio's length in seconds, when known; lets short audio use a smaller audio context. */
+  durationSeconds?: number | null;
   signal?: AbortSignal;
 }
 
 /** whisper.cpp through its CLI: one process per transcription, so cancel is a plain SIGKILL. */
 export class WhisperEngine {
   readonly modelName: string;
+  readonly decoding: Readonly<DecodingOptions>;
   private readonly run: RunProcess;
 
   constructor(private readonly options: WhisperEngineOptions) {
@@ -43,15 +92,24 @@ export class WhisperEngine {
     }
     this.modelName = options.modelName;
     this.run = options.run ?? runProcess;
+    this.decoding = { ...DEFAULT_DECODING, ...options.decoding };
+    const { beamSize, bestOf } = this.decoding;
+    if (!Number.isInteger(beamSize) || beamSize < 1 || beamSize > 16) {
+      throw new RangeError(`beamSize must be an integer from 1 to 16, got ${beamSize}`);
+    }
+    if (!Number.isInteger(bestOf) || bestOf < 1 || bestOf > 16) {
+      throw new RangeError(`bestOf must be an integer from 1 to 16, got ${bestOf}`);
+    }
   }
 
-  async transcribe({ wavPath, language, signal }: TranscribeInput): Promise<WhisperResult> {
+  async transcribe({ wavPath, language, durationSeconds, signal }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
     const args = [
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
+      decodingArgs(this.decoding, durationSeconds),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],
     ].flat();
