@@ -13,12 +13,14 @@
 #   WHISPER_CMAKE_FLAGS    extra cmake flags, e.g. "-DGGML_NATIVE=OFF" for a portable binary
 #                          (the default build targets the CPU it is built on).
 #   WHISPER_BUILD_JOBS     parallel jobs (default: nproc).
+#   WHISPER_OUT_DIR        where to build (default <repo>/.hark/whisper).
+#   WHISPER_PATCHES=0      build the package's source as it is (bench/engine compares with it).
 set -euo pipefail
 
 fail() { echo "build-whisper: $*" >&2; exit 1; }
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$REPO/.hark/whisper"
+OUT="${WHISPER_OUT_DIR:-$REPO/.hark/whisper}"
 BUILD="$OUT/build"
 BIN="$OUT/bin/whisper-cli"
 QUANTIZE_BIN="$OUT/bin/whisper-quantize"
@@ -32,7 +34,7 @@ PKG_SRC="$PKG_DIR/cpp/whisper.cpp"
 SRC="$OUT/src"
 PATCH_DIR="$REPO/scripts/whisper-patches"
 PATCHES=()
-if [[ -d "$PATCH_DIR" ]]; then
+if [[ -d "$PATCH_DIR" && "${WHISPER_PATCHES:-1}" != 0 ]]; then
   while IFS= read -r p; do PATCHES+=("$p"); done < <(find "$PATCH_DIR" -maxdepth 1 -name '*.patch' | sort)
 fi
 PATCH_SUM="$(cat "${PATCHES[@]}" /dev/null | sha1sum | cut -c1-12)"

@@ -41,13 +41,14 @@ describe('loadWorkerConfig', () => {
       WHISPER_BEAM_SIZE: '5',
       WHISPER_BEST_OF: '2',
       WHISPER_SUPPRESS_NST: 'false',
-      WHISPER_SHORT_AUDIO_CTX: 'off',
+      WHISPER_AUDIO_CTX_MARGIN: '0',
+      WHISPER_DECODE_THREADS: '0',
     });
     expect(tuned.whisper).toMatchObject({
       quantize: 'off',
       quantizeBin: '/q',
       modelCacheDir: '/cache',
-      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, shortAudioContext: false },
+      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, audioContextMargin: 0, decodeThreads: 0 },
     });
     expect(() => loadWorkerConfig({ ...base, WHISPER_QUANTIZE: 'q3' })).toThrow(/WHISPER_QUANTIZE/);
     expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);

@@ -37,7 +37,7 @@ export interface WhisperConfig {
   quantizeBin: string;
   /** `HARK_MODEL_CACHE_DIR`: where quantised models are kept. Default `<HARK_TMP_DIR>/models`. */
   modelCacheDir: string;
-  /** Decoding: `WHISPER_BEAM_SIZE`, `WHISPER_BEST_OF`, `WHISPER_SUPPRESS_NST`, `WHISPER_SHORT_AUDIO_CTX`. Defaults: `DEFAULT_DECODING`. */
+  /** Decoding: `WHISPER_BEAM_SIZE`, `WHISPER_BEST_OF`, `WHISPER_SUPPRESS_NST`, `WHISPER_AUDIO_CTX_MARGIN` (0: whole windows), `WHISPER_DECODE_THREADS` (0: all). Defaults: `DEFAULT_DECODING`. */
   decoding: DecodingOptions;
 }
 
@@ -107,7 +107,14 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
         beamSize: int(env, 'WHISPER_BEAM_SIZE', DEFAULT_DECODING.beamSize, 1, 16),
         bestOf: int(env, 'WHISPER_BEST_OF', DEFAULT_DECODING.bestOf, 1, 16),
         suppressNonSpeech: bool(env, 'WHISPER_SUPPRESS_NST', DEFAULT_DECODING.suppressNonSpeech),
-        shortAudioContext: bool(env, 'WHISPER_SHORT_AUDIO_CTX', DEFAULT_DECODING.shortAudioContext),
+        audioContextMargin: int(
+          env,
+          'WHISPER_AUDIO_CTX_MARGIN',
+          DEFAULT_DECODING.audioContextMargin,
+          0,
+          1500,
+        ),
+        decodeThreads: int(env, 'WHISPER_DECODE_THREADS', DEFAULT_DECODING.decodeThreads, 0, 256),
       },
     },
     queue: {

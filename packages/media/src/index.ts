@@ -27,8 +27,8 @@ export {
 export {
   DEFAULT_DECODING,
   WhisperEngine,
-  audioContextFor,
   decodingArgs,
+  decodingEnv,
   type DecodingOptions,
   type TranscribeInput,
   type WhisperEngineOptions,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
-import { DEFAULT_DECODING, WhisperEngine, audioContextFor, decodingArgs } from './whisper';
+import { DEFAULT_DECODING, WhisperEngine, decodingArgs } from './whisper';
 
 const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.ojf.txt'), 'utf8');
 
@@ -71,41 +71,45 @@ describe('WhisperEngine', () => {
     expect(calls[0]?.options?.signal).toBe(signal);
   });
 
-  it('passes the decoding options, and a short-audio context only when asked and the length is known', async () => {
+  it('passes the decoding options: beam, best-of, non-speech suppression, a fitted audio context', async () => {
     const { run, calls } = fakeRun(jfk);
-    const tuned = new WhisperEngine({
-      binaryPath: 'x',
-      modelPath: 'y',
-      threads: 1,
-      modelName: 'z',
-      run,
-      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, shortAudioContext: true },
+    const make = (decoding: Partial<typeof DEFAULT_DECODING>) =>
+      new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', run, decoding });
+    await make({}).transcribe({ wavPath: '/tmp/a.wav' });
+    await make({
+      beamSize: 5,
+      bestOf: 2,
+      suppressNonSpeech: false,
+      audioContextMargin: 0,
+      decodeThreads: 0,
+    }).transcribe({
+      wavPath: '/tmp/a.wav',
     });
-    await tuned.transcribe({ wavPath: '/tmp/a.wav', durationSeconds: 11 });
-    await tuned.transcribe({ wavPath: '/tmp/a.wav' });
     const decodingOf = (args: readonly string[]) => args.slice(8, args.indexOf('-ojf'));
-    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '5', '-bo', '2', '-ac', '678']);
+    // The defaults measured in bench/engine: greedy, best-of 5 at fallback, -sns, -ac -384.
+    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '1', '-bo', '5', '-sns', '-ac', '-384']);
     expect(decodingOf(calls[1]!.args)).toEqual(['-bs', '5', '-bo', '2']);
+    // The decoder's threads go through the environment (whisper-cli has no flag for them).
+    expect(calls[0]!.options?.env).toEqual({ WHISPER_DECODE_THREADS: '1' });
+    expect(calls[1]!.options?.env).toEqual({});
   });
 
-  it('sizes the audio context to the audio, the whole window from 27.5 s on', () => {
-    expect(audioContextFor(undefined)).toBe(0);
-    expect(audioContextFor(0)).toBe(0);
-    expect(audioContextFor(1)).toBe(256);
-    expect(audioContextFor(10)).toBe(628);
-    expect(audioContextFor(27.4)).toBe(1498);
-    expect(audioContextFor(27.5)).toBe(0);
-    expect(audioContextFor(3600)).toBe(0);
-    expect(decodingArgs({ ...DEFAULT_DECODING, shortAudioContext: false }, 5)).not.toContain('-ac');
-  });
-
-  it('rejects beam sizes and best-of counts outside 1-16', () => {
-    const make = (decoding: { beamSize?: number; bestOf?: number }) => () =>
-      new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', decoding });
+  it('rejects beam sizes and best-of counts outside 1-16, margins outside 0-1500', () => {
+    const make =
+      (decoding: {
+        beamSize?: number;
+        bestOf?: number;
+        audioContextMargin?: number;
+        decodeThreads?: number;
+      }) =>
+      () =>
+        new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', decoding });
     expect(make({ beamSize: 0 })).toThrow(RangeError);
     expect(make({ bestOf: 17 })).toThrow(RangeError);
     expect(make({ beamSize: 1.5 })).toThrow(RangeError);
-    expect(make({ beamSize: 16, bestOf: 1 })).not.toThrow();
+    expect(make({ audioContextMargin: -1 })).toThrow(RangeError);
+    expect(make({ decodeThreads: -1 })).toThrow(RangeError);
+    expect(make({ beamSize: 16, bestOf: 1, audioContextMargin: 0 })).not.toThrow();
   });
 
   it('exposes the model name', () => {

@@ -33,8 +33,17 @@ export interface DecodingOptions {
   bestOf: number;
   /** Suppress non-speech tokens (`-sns`: `>>` at speaker turns, music symbols, brackets), as OpenAI's and faster-whisper's defaults do. */
   suppressNonSpeech: boolean;
-  /** For audio shorter than one 30 s window, encode only as much audio context as it fills (`-ac`). */
-  shortAudioContext: boolean;
+  /**
+   * Encode only the audio each 30 s window holds plus this many positions (50 a second) instead
+   * of the whole window: the last window of a file and any file shorter than 30 s skip encoding
+   * padding (`-ac -N`, scripts/whisper-patches/0002). 0 encodes whole windows.
+   */
+  audioContextMargin: number;
+  /**
+   * Threads for the decoder's per-token passes, at most `threads` (the encoder keeps `threads`);
+   * 0 uses `threads`. Passed as WHISPER_DECODE_THREADS (scripts/whisper-patches/0003).
+   */
+  decodeThreads: number;
 }
 
 /** The worker's decoding: chosen and measured in bench/engine (README.md there). */
@@ -42,31 +51,21 @@ export const DEFAULT_DECODING: Readonly<DecodingOptions> = {
   beamSize: 1,
   bestOf: 5,
   suppressNonSpeech: true,
-  shortAudioContext: false,
+  audioContextMargin: 384,
+  decodeThreads: 1,
 };
 
-/** whisper.cpp's encoder holds 1,500 positions for a 30 s window: 50 per second. */
-const AUDIO_CTX_PER_SECOND = 50;
-const FULL_AUDIO_CTX = 1500;
-/** Positions beyond the audio's own, so the last words are not cut at the window's edge. */
-const AUDIO_CTX_MARGIN = 128;
-/** Below this the shrunken context costs more accuracy than it saves. */
-const MIN_AUDIO_CTX = 256;
-
-/** The `-ac` for audio of this length: 0 (the whole window) unless it is shorter than one window. */
-export function audioContextFor(durationSeconds: number | null | undefined): number {
-  if (durationSeconds === null || durationSeconds === undefined || !(durationSeconds > 0)) return 0;
-  const ctx = Math.ceil(durationSeconds * AUDIO_CTX_PER_SECOND) + AUDIO_CTX_MARGIN;
-  if (ctx >= FULL_AUDIO_CTX) return 0;
-  return Math.max(MIN_AUDIO_CTX, ctx);
+/** Environment for whisper-cli from the decoding options (read by the patched engine). */
+export function decodingEnv(decoding: DecodingOptions): Record<string, string> {
+  return decoding.decodeThreads > 0 ? { WHISPER_DECODE_THREADS: String(decoding.decodeThreads) } : {};
 }
 
-/** whisper-cli arguments for the decoding options (and, for the short-audio context, the length). */
-export function decodingArgs(decoding: DecodingOptions, durationSeconds?: number | null): string[] {
+/** whisper-cli arguments for the decoding options. */
+export function decodingArgs(decoding: DecodingOptions): string[] {
   const args = ['-bs', String(decoding.beamSize), '-bo', String(decoding.bestOf)];
   if (decoding.suppressNonSpeech) args.push('-sns');
-  const ctx = decoding.shortAudioContext ? audioContextFor(durationSeconds) : 0;
-  if (ctx > 0) args.push('-ac', String(ctx));
+  // Negative: the patched engine fits each window's context to its audio plus the margin.
+  if (decoding.audioContextMargin > 0) args.push('-ac', String(-decoding.audioContextMargin));
   return args;
 }
 
@@ -75,8 +74,6 @@ export interface TranscribeInput {
   wavPath: string;
   /** Language code to force; null or absent detects it. */
   language?: string | null;
-  /** The audio's length in seconds, when known; lets short audio use a smaller audio context. */
-  durationSeconds?: number | null;
   signal?: AbortSignal;
 }
 
@@ -93,23 +90,29 @@ export class WhisperEngine {
     this.modelName = options.modelName;
     this.run = options.run ?? runProcess;
     this.decoding = { ...DEFAULT_DECODING, ...options.decoding };
-    const { beamSize, bestOf } = this.decoding;
+    const { beamSize, bestOf, audioContextMargin, decodeThreads } = this.decoding;
     if (!Number.isInteger(beamSize) || beamSize < 1 || beamSize > 16) {
       throw new RangeError(`beamSize must be an integer from 1 to 16, got ${beamSize}`);
     }
     if (!Number.isInteger(bestOf) || bestOf < 1 || bestOf > 16) {
       throw new RangeError(`bestOf must be an integer from 1 to 16, got ${bestOf}`);
     }
+    if (!Number.isInteger(audioContextMargin) || audioContextMargin < 0 || audioContextMargin > 1500) {
+      throw new RangeError(`audioContextMargin must be an integer from 0 to 1500, got ${audioContextMargin}`);
+    }
+    if (!Number.isInteger(decodeThreads) || decodeThreads < 0) {
+      throw new RangeError(`decodeThreads must be a non-negative integer, got ${decodeThreads}`);
+    }
   }
 
-  async transcribe({ wavPath, language, durationSeconds, signal }: TranscribeInput): Promise<WhisperResult> {
+  async transcribe({ wavPath, language, signal }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
     const args = [
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
-      decodingArgs(this.decoding, durationSeconds),
+      decodingArgs(this.decoding),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],
     ].flat();
@@ -117,7 +120,13 @@ export class WhisperEngine {
       let stderr: string;
       try {
         // stdout only repeats the segments; discarding it keeps a 10-hour run's memory flat.
-        ({ stderr } = await this.run(binaryPath, args, { signal, debug, timeoutMs, captureStdout: false }));
+        ({ stderr } = await this.run(binaryPath, args, {
+          signal,
+          debug,
+          timeoutMs,
+          captureStdout: false,
+          env: decodingEnv(this.decoding),
+        }));
       } catch (error) {
         throw toMediaError(error);
       }
