@@ -86,8 +86,8 @@ describe('WhisperEngine', () => {
       wavPath: '/tmp/a.wav',
     });
     const decodingOf = (args: readonly string[]) => args.slice(8, args.indexOf('-ojf'));
-    // The defaults measured in bench/engine: greedy, best-of 5 at fallback, -sns, -ac -384.
-    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '1', '-bo', '5', '-sns', '-ac', '-384']);
+    // The defaults measured in bench/engine: greedy, best-of 5 at fallback, -sns, -ac -640.
+    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '1', '-bo', '5', '-sns', '-ac', '-640']);
     expect(decodingOf(calls[1]!.args)).toEqual(['-bs', '5', '-bo', '2']);
     // The decoder's threads go through the environment (whisper-cli has no flag for them).
     expect(calls[0]!.options?.env).toEqual({ WHISPER_DECODE_THREADS: '1' });

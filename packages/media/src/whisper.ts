@@ -51,7 +51,7 @@ export const DEFAULT_DECODING: Readonly<DecodingOptions> = {
   beamSize: 1,
   bestOf: 5,
   suppressNonSpeech: true,
-  audioContextMargin: 384,
+  audioContextMargin: 640,
   decodeThreads: 1,
 };
 
