@@ -4,7 +4,7 @@ the same files. Prints wall, CPU seconds, audio s per CPU s, peak RSS and WER pe
 and the ratios against faster-whisper. Figures are printed, never asserted.
 
 Environment (run.sh sets the paths and BENCH_QUANT_MODELS): BENCH_QUICK=1 (4 dev files, no 10-minute file),
-BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES),
+BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES),
 BENCH_THREADS (2).
 """
 import json
@@ -218,6 +218,8 @@ def main():
             raise SystemExit(f"unknown candidate {c}; known: {', '.join(CANDIDATES)}")
     engines = ["today", "hark"] + [c for c in extra if c not in ("today", "hark")] + ["faster-whisper"]
     rounds = int(ENV.get("BENCH_ROUNDS", "1"))
+    # "engine@set" pairs not to run, e.g. today@10min (about 4 minutes on a quiet machine).
+    skip = {p for p in ENV.get("BENCH_SKIP", "").split(",") if p}
     results = {}  # (set, engine) -> list of (wall, cpu, rss, texts)
     loads = []
     print(f"engine bench: {THREADS} threads per engine, {rounds} round(s), sets: "
@@ -226,6 +228,8 @@ def main():
     for rnd in range(rounds):
         for set_name, files in sets.items():
             for engine in engines:
+                if f"{engine}@{set_name}" in skip:
+                    continue
                 run = run_fw(files) if engine == "faster-whisper" else run_cli(engine, files)
                 results.setdefault((set_name, engine), []).append(run)
                 loads.append(os.getloadavg()[0])
@@ -247,6 +251,9 @@ def main():
         fw_wall = med([r[0] for r in fw])
         fw_eff = audio / med([r[1] for r in fw])
         for engine in engines:
+            if (set_name, engine) not in results:
+                print(f"  {engine:16} (skipped: BENCH_SKIP)")
+                continue
             runs = results[(set_name, engine)]
             wall = med([r[0] for r in runs])
             cpu = med([r[1] for r in runs])
