@@ -38,7 +38,7 @@ RUN pnpm --filter @hark/db generate \
 # (ggml's portable default), not just the build machine's CPU. ----
 FROM base AS whisper
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
 COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh

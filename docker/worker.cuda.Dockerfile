@@ -46,7 +46,7 @@ RUN pnpm --filter @hark/db generate \
 FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu${UBUNTU_VERSION} AS whisper
 ARG CUDA_ARCHITECTURES="75;80;86;89;90"
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
  && rm -rf /var/lib/apt/lists/*
 # build-whisper.sh uses node only to locate the source and read its version.
 COPY --from=base /usr/local/bin/node /usr/local/bin/node

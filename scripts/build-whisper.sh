@@ -61,6 +61,7 @@ exit_if_up_to_date
 command -v cmake >/dev/null || fail "cmake not found; install it (e.g. apt-get install cmake)"
 command -v c++ >/dev/null || command -v g++ >/dev/null || fail "no C++ compiler (g++) found; install build-essential"
 command -v make >/dev/null || command -v ninja >/dev/null || fail "neither make nor ninja found"
+command -v patch >/dev/null || fail "patch not found; install it (e.g. apt-get install patch)"
 
 mkdir -p "$OUT/bin"
 # Two callers (say, test runs started together) must not build into one tree at once.
