@@ -38,10 +38,11 @@ RUN pnpm --filter @hark/db generate \
 # (ggml's portable default), not just the build machine's CPU. ----
 FROM base AS whisper
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
 COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
+COPY scripts/whisper-patches /src/scripts/whisper-patches
 RUN WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF" bash /src/scripts/build-whisper.sh
 
 # ---- prod-deps: production dependencies of the worker and its workspace packages ----
@@ -66,7 +67,8 @@ ENV NODE_ENV=production \
     HARK_MODELS_DIR=/models \
     WHISPER_BIN=/usr/local/bin/whisper-cli
 WORKDIR /app
-COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /usr/local/bin/whisper-cli
+# whisper-quantize makes the worker's quantised model from the mounted one at start (WHISPER_QUANTIZE).
+COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /src/.hark/whisper/bin/whisper-quantize /usr/local/bin/
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/worker/dist ./apps/worker/dist
 # The storage volume is shared with the api (same path, same uid 1000 = node).

@@ -46,12 +46,13 @@ RUN pnpm --filter @hark/db generate \
 FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu${UBUNTU_VERSION} AS whisper
 ARG CUDA_ARCHITECTURES="75;80;86;89;90"
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
  && rm -rf /var/lib/apt/lists/*
 # build-whisper.sh uses node only to locate the source and read its version.
 COPY --from=base /usr/local/bin/node /usr/local/bin/node
 COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
 COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
+COPY scripts/whisper-patches /src/scripts/whisper-patches
 RUN GGML_CUDA=1 WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
     bash /src/scripts/build-whisper.sh
 
@@ -79,7 +80,8 @@ ENV NODE_ENV=production \
     HARK_MODELS_DIR=/models \
     WHISPER_BIN=/usr/local/bin/whisper-cli
 WORKDIR /app
-COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /usr/local/bin/whisper-cli
+# whisper-quantize makes the worker's quantised model from the mounted one at start (WHISPER_QUANTIZE).
+COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /src/.hark/whisper/bin/whisper-quantize /usr/local/bin/
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/worker/dist ./apps/worker/dist
 # Same storage path and uid (1000) as the CPU worker and the api, so they share the volume.

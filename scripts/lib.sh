@@ -19,7 +19,7 @@ die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 ensure_system_packages() {
   local want=() cmd pkg
   for pair in postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg cmake:cmake g++:g++ \
-    make:make curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux; do
+    make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux; do
     cmd="${pair%%:*}"; pkg="${pair#*:}"
     if [ "$cmd" = postgres ]; then
       ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && continue

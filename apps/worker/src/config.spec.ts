@@ -1,3 +1,4 @@
+import { DEFAULT_DECODING } from '@hark/media';
 import { loadWorkerConfig } from './config';
 
 const base = {
@@ -23,6 +24,35 @@ describe('loadWorkerConfig', () => {
     expect(c.uploadTtlHours).toBe(24);
     expect(c.sweepIntervalMs).toBe(60_000);
     expect(c.queuedPerAccount).toBe(1);
+  });
+
+  it('runs a q8_0 copy of the model with the measured decoding by default, each part configurable', () => {
+    const c = loadWorkerConfig({ ...base, WHISPER_BIN: '/opt/w/whisper-cli', HARK_TMP_DIR: '/scratch' });
+    expect(c.whisper).toMatchObject({
+      quantize: 'q8_0',
+      quantizeBin: '/opt/w/whisper-quantize',
+      modelCacheDir: '/scratch/models',
+      decoding: DEFAULT_DECODING,
+    });
+    const tuned = loadWorkerConfig({
+      ...base,
+      WHISPER_QUANTIZE: 'off',
+      WHISPER_QUANTIZE_BIN: '/q',
+      HARK_MODEL_CACHE_DIR: '/cache',
+      WHISPER_BEAM_SIZE: '5',
+      WHISPER_BEST_OF: '2',
+      WHISPER_SUPPRESS_NST: 'false',
+      WHISPER_AUDIO_CTX_MARGIN: '0',
+      WHISPER_DECODE_THREADS: '0',
+    });
+    expect(tuned.whisper).toMatchObject({
+      quantize: 'off',
+      quantizeBin: '/q',
+      modelCacheDir: '/cache',
+      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, audioContextMargin: 0, decodeThreads: 0 },
+    });
+    expect(() => loadWorkerConfig({ ...base, WHISPER_QUANTIZE: 'q3' })).toThrow(/WHISPER_QUANTIZE/);
+    expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);
   });
 
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {

@@ -4,12 +4,15 @@ import {
   type CommonConfig,
   type Env,
   LIMITS,
+  bool,
   commonConfig,
   int,
+  oneOf,
   modelNameFromPath,
   optStr,
   str,
 } from '@hark/core';
+import { DEFAULT_DECODING, type DecodingOptions, QUANTIZE_TYPES, type QuantizeType } from '@hark/media';
 import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 
 /** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
@@ -24,6 +27,18 @@ export interface WhisperConfig {
   modelName: string;
   /** `WHISPER_THREADS`. Default: the machine's cores divided by the job concurrency (at least 1). */
   threads: number;
+  /**
+   * `WHISPER_QUANTIZE`: at start the worker runs a copy of the model quantised to this type
+   * (made once by whisper-quantize, kept in `HARK_MODEL_CACHE_DIR`); `off` runs the model as it
+   * is. Default `q8_0` (bench/engine/README.md).
+   */
+  quantize: QuantizeType;
+  /** `WHISPER_QUANTIZE_BIN`. Default: `whisper-quantize` beside the whisper-cli binary. */
+  quantizeBin: string;
+  /** `HARK_MODEL_CACHE_DIR`: where quantised models are kept. Default `<HARK_TMP_DIR>/models`. */
+  modelCacheDir: string;
+  /** Decoding: `WHISPER_BEAM_SIZE`, `WHISPER_BEST_OF`, `WHISPER_SUPPRESS_NST`, `WHISPER_AUDIO_CTX_MARGIN` (0: whole windows), `WHISPER_DECODE_THREADS` (0: all). Defaults: `DEFAULT_DECODING`. */
+  decoding: DecodingOptions;
 }
 
 export interface QueueTuning {
@@ -74,10 +89,12 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const concurrency = int(env, 'HARK_WORKER_CONCURRENCY', 1, 1, 64);
   const modelPath = str(env, 'WHISPER_MODEL');
   const lockDurationMs = int(env, 'HARK_JOB_LOCK_MS', 30_000, 500);
+  const binaryPath = str(env, 'WHISPER_BIN', path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'));
+  const tmpDir = path.resolve(str(env, 'HARK_TMP_DIR', path.join(tmpdir(), 'hark-worker')));
   return {
     ...common,
     whisper: {
-      binaryPath: str(env, 'WHISPER_BIN', path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli')),
+      binaryPath,
       modelPath,
       modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(modelPath),
       threads: int(
@@ -87,6 +104,22 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
         1,
         256,
       ),
+      quantize: oneOf(env, 'WHISPER_QUANTIZE', QUANTIZE_TYPES, 'q8_0'),
+      quantizeBin: str(env, 'WHISPER_QUANTIZE_BIN', path.join(path.dirname(binaryPath), 'whisper-quantize')),
+      modelCacheDir: path.resolve(str(env, 'HARK_MODEL_CACHE_DIR', path.join(tmpDir, 'models'))),
+      decoding: {
+        beamSize: int(env, 'WHISPER_BEAM_SIZE', DEFAULT_DECODING.beamSize, 1, 16),
+        bestOf: int(env, 'WHISPER_BEST_OF', DEFAULT_DECODING.bestOf, 1, 16),
+        suppressNonSpeech: bool(env, 'WHISPER_SUPPRESS_NST', DEFAULT_DECODING.suppressNonSpeech),
+        audioContextMargin: int(
+          env,
+          'WHISPER_AUDIO_CTX_MARGIN',
+          DEFAULT_DECODING.audioContextMargin,
+          0,
+          1500,
+        ),
+        decodeThreads: int(env, 'WHISPER_DECODE_THREADS', DEFAULT_DECODING.decodeThreads, 0, 256),
+      },
     },
     queue: {
       concurrency,
@@ -98,7 +131,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     maxAudioSeconds: int(env, 'HARK_MAX_AUDIO_SECONDS', LIMITS.maxAudioSeconds, 1),
     maxDownloadBytes: int(env, 'HARK_MAX_DOWNLOAD_BYTES', LIMITS.maxDownloadBytes, 1),
     downloadTimeoutMs: int(env, 'HARK_DOWNLOAD_TIMEOUT_MS', 15 * 60_000, 1000),
-    tmpDir: path.resolve(str(env, 'HARK_TMP_DIR', path.join(tmpdir(), 'hark-worker'))),
+    tmpDir,
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0),
     uploadTtlHours: int(env, 'HARK_UPLOAD_TTL_HOURS', 24, 1),

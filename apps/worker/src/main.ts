@@ -3,7 +3,9 @@
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { workerConnection } from '@hark/queue';
-import { loadWorkerConfig } from './config';
+import { prepareModel } from '@hark/media';
+import type { Logger } from 'pino';
+import { type WorkerConfig, loadWorkerConfig } from './config';
 import { createLogger } from './logger';
 import { startWorker } from './worker';
 
@@ -14,6 +16,7 @@ async function main(): Promise<void> {
   const redis = workerConnection(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
+  config.whisper.modelPath = await prepareEngineModel(config, logger);
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
@@ -45,6 +48,29 @@ async function main(): Promise<void> {
     },
     'worker ready',
   );
+}
+
+/**
+ * The quantised model (WHISPER_QUANTIZE), made from the configured one on the first start. A
+ * failure to make it is logged and the configured model runs instead: slower, never broken.
+ */
+async function prepareEngineModel(config: WorkerConfig, logger: Logger): Promise<string> {
+  const { modelPath, quantize, quantizeBin, modelCacheDir } = config.whisper;
+  const started = Date.now();
+  try {
+    const prepared = await prepareModel({ modelPath, quantize, quantizeBin, cacheDir: modelCacheDir });
+    logger.info(
+      { model: prepared.path, outcome: prepared.outcome, ms: Date.now() - started },
+      'engine model',
+    );
+    return prepared.path;
+  } catch (error) {
+    logger.warn(
+      { err: (error as Error).message, model: modelPath, quantize },
+      'quantising the model failed: running it as it is',
+    );
+    return modelPath;
+  }
 }
 
 main().catch((err: unknown) => {

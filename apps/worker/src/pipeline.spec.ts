@@ -1,4 +1,4 @@
-import { chargedSeconds } from './pipeline';
+import { chargedSeconds, withinAudio } from './pipeline';
 
 describe('chargedSeconds', () => {
   it('ignores decoder padding of the last frame (3 s AAC decodes to 3.02 s)', () => {
@@ -9,5 +9,19 @@ describe('chargedSeconds', () => {
   it('trusts the decoded length when the container misreports by more than the padding', () => {
     expect(chargedSeconds(1, 600)).toBe(600);
     expect(chargedSeconds(600, 12)).toBe(12);
+  });
+});
+
+describe('withinAudio', () => {
+  it('ends words at the end of the audio and drops those that start after it', () => {
+    const words = [
+      { start: 1, end: 2, text: 'a' },
+      { start: 59.9, end: 60.74, text: 'b' },
+      { start: 60, end: 61, text: 'c' },
+    ];
+    expect(withinAudio(words, 60)).toEqual([
+      { start: 1, end: 2, text: 'a' },
+      { start: 59.9, end: 60, text: 'b' },
+    ]);
   });
 });

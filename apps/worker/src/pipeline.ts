@@ -90,7 +90,8 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
     ]),
   );
-  const { content, speakerCount } = buildContent(result.words, input.glossary, diarization);
+  const words = withinAudio(result.words, wav.durationSeconds);
+  const { content, speakerCount } = buildContent(words, input.glossary, diarization);
   return {
     status: 'ready',
     completion: {
@@ -101,6 +102,19 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       content,
     },
   };
+}
+
+/**
+ * Word times inside the audio: the engine's token timing can run a word past the end (a last
+ * window holding a fraction of a second), and a word that starts after the end was not heard.
+ */
+export function withinAudio<W extends { start: number; end: number }>(
+  words: readonly W[],
+  seconds: number,
+): W[] {
+  return words
+    .filter((w) => w.start < seconds)
+    .map((w) => (w.end > seconds ? { ...w, end: Math.round(seconds * 1000) / 1000 } : w));
 }
 
 /** The engine alone is timed: the diarizer runs beside it and is not part of its real-time factor. */

@@ -119,7 +119,9 @@ describe('transcribe job: done', () => {
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
     const webhook = await h.webhookQueue.getJob(`${id}-attempt-1`);
     expect(webhook?.data).toEqual({ transcriptId: id, attempt: 1 });
-    // The scratch folder (download, decoded WAV) is gone.
+    // The scratch folder (download, decoded WAV) is gone once the job has finished: the job
+    // removes it after announcing, so right after the announcement it may still be there.
+    await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'completed');
     expect(readdir(h.config.tmpDir)).toEqual([]);
   });
 

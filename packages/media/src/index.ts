@@ -24,7 +24,15 @@ export {
   type DecodeOptions,
   type DecodeResult,
 } from './decode';
-export { WhisperEngine, type WhisperEngineOptions, type TranscribeInput } from './whisper';
+export {
+  DEFAULT_DECODING,
+  WhisperEngine,
+  decodingArgs,
+  decodingEnv,
+  type DecodingOptions,
+  type TranscribeInput,
+  type WhisperEngineOptions,
+} from './whisper';
 export {
   parseWhisperJson,
   WhisperOutputError,
@@ -39,3 +47,11 @@ export {
   type Glossary,
 } from './glossary';
 export { type TimedWord } from './words';
+export {
+  QUANTIZE_TYPES,
+  prepareModel,
+  readModelFtype,
+  type PrepareModelOptions,
+  type PreparedModel,
+  type QuantizeType,
+} from './quantize';

@@ -16,6 +16,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Receives the child's pid once it has started (logs, tests). Default: none. */
   onSpawn?: (pid: number) => void;
+  /** Variables added to this process's environment for the child. Default: none. */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface RunResult {
@@ -101,7 +103,10 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
 
   return new Promise<RunResult>((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(command, [...args], { stdio: ['ignore', captureStdout ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(command, [...args], {
+      stdio: ['ignore', captureStdout ? 'pipe' : 'ignore', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     const stdoutChunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderrTail = Buffer.alloc(0);

@@ -139,3 +139,57 @@ describe('parseWhisperJson', () => {
     expect(() => parseWhisperJson(input)).toThrow(WhisperOutputError);
   });
 });
+
+describe('non-speech marks', () => {
+  const token = (text: string, from: number, to: number) => ({ text, offsets: { from, to } });
+  const doc = (tokens: ReturnType<typeof token>[], text: string) => ({
+    result: { language: 'en' },
+    transcription: [{ text, offsets: { from: 0, to: 3000 }, tokens: [token('[_BEG_]', 0, 0), ...tokens] }],
+  });
+
+  it('drops `>>` speaker-turn markers from words, segments and text', () => {
+    const result = parseWhisperJson(
+      doc(
+        [
+          token(' >>', 0, 100),
+          token(' Hello', 100, 500),
+          token(' >>', 500, 600),
+          token(' there.', 600, 1000),
+        ],
+        ' >> Hello >> there.',
+      ),
+    );
+    expect(result.words).toEqual([
+      { start: 0.1, end: 0.5, text: 'Hello' },
+      { start: 0.6, end: 1, text: 'there.' },
+    ]);
+    expect(result.segments).toEqual([{ start: 0, end: 3, text: 'Hello there.' }]);
+    expect(result.text).toBe('Hello there.');
+  });
+
+  it('leaves no word empty or only punctuation: lone punctuation joins the word before it', () => {
+    const result = parseWhisperJson(
+      doc(
+        [
+          token(' -', 0, 50),
+          token(' well', 50, 400),
+          token(' -', 400, 450),
+          token(' ♪', 450, 500),
+          token(' >>yes', 500, 900),
+          token(' +', 900, 950),
+        ],
+        ' - well - ♪ >>yes +',
+      ),
+    );
+    expect(result.words).toEqual([
+      { start: 0.05, end: 0.45, text: 'well-' },
+      { start: 0.5, end: 0.9, text: 'yes' },
+    ]);
+    expect(result.words.every((w) => /[\p{L}\p{N}]/u.test(w.text))).toBe(true);
+  });
+
+  it('drops a segment that held only non-speech', () => {
+    const result = parseWhisperJson(doc([token(' ♪', 0, 100), token(' >>', 100, 200)], ' ♪ >>'));
+    expect(result).toEqual({ language: 'en', words: [], segments: [], text: '' });
+  });
+});

@@ -62,8 +62,8 @@ export function parseWhisperJson(input: unknown): WhisperResult {
   const words: TimedWord[] = [];
   for (const [i, raw] of transcription.entries()) {
     if (!isSegment(raw)) throw new WhisperOutputError(`whisper output segment ${i} is malformed`);
-    const text = collapse(raw.text);
-    if (text) segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text });
+    const text = collapse(raw.text.replace(NON_SPEECH, ' '));
+    if (HAS_SPEECH.test(text)) segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text });
     words.push(...segmentWords(raw));
   }
   const text = words.length > 0 ? wordsToText(words) : segments.map((s) => s.text).join(' ');
@@ -96,7 +96,38 @@ function segmentWords(segment: RawSegment): TimedWord[] {
     }
   }
   flush();
-  return words;
+  return cleanWords(words);
+}
+
+/** Speaker-turn markers (`>>`) and music symbols whisper writes for non-speech, wherever they stand in a word. */
+const NON_SPEECH = /(>>+|<<+|[♪♩♫♬])/gu;
+const HAS_SPEECH = /[\p{L}\p{N}]/u;
+
+/**
+ * Non-speech marks out (the engine is asked to suppress them; this catches what it still
+ * writes, and what an engine run without suppression writes), so that no word is empty or only
+ * punctuation: punctuation standing alone joins the word before it (` -` after `well` gives
+ * `well-`); other symbols alone, or punctuation with no word before it, are dropped.
+ */
+export function cleanWords(words: readonly TimedWord[]): TimedWord[] {
+  const out: TimedWord[] = [];
+  for (const word of words) {
+    const text = collapse(word.text.replace(NON_SPEECH, ' '));
+    if (!text) continue;
+    if (HAS_SPEECH.test(text)) {
+      out.push(text === word.text ? word : { ...word, text });
+      continue;
+    }
+    const previous = out[out.length - 1];
+    if (previous && /^[\p{P}]+$/u.test(text)) {
+      out[out.length - 1] = {
+        ...previous,
+        text: previous.text + text,
+        end: Math.max(previous.end, word.end),
+      };
+    }
+  }
+  return out;
 }
 
 /** Seconds with millisecond precision from the writer's integer milliseconds. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
-import { WhisperEngine } from './whisper';
+import { DEFAULT_DECODING, WhisperEngine, decodingArgs } from './whisper';
 
 const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.ojf.txt'), 'utf8');
 
@@ -53,6 +53,7 @@ describe('WhisperEngine', () => {
       '3',
       '-l',
       'auto',
+      ...decodingArgs(DEFAULT_DECODING),
       '-ojf',
       '-of',
       prefix,
@@ -68,6 +69,47 @@ describe('WhisperEngine', () => {
     await engine(run).transcribe({ wavPath: '/tmp/a.wav', language: 'de', signal });
     expect(calls[0]?.args.slice(6, 8)).toEqual(['-l', 'de']);
     expect(calls[0]?.options?.signal).toBe(signal);
+  });
+
+  it('passes the decoding options: beam, best-of, non-speech suppression, a fitted audio context', async () => {
+    const { run, calls } = fakeRun(jfk);
+    const make = (decoding: Partial<typeof DEFAULT_DECODING>) =>
+      new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', run, decoding });
+    await make({}).transcribe({ wavPath: '/tmp/a.wav' });
+    await make({
+      beamSize: 5,
+      bestOf: 2,
+      suppressNonSpeech: false,
+      audioContextMargin: 0,
+      decodeThreads: 0,
+    }).transcribe({
+      wavPath: '/tmp/a.wav',
+    });
+    const decodingOf = (args: readonly string[]) => args.slice(8, args.indexOf('-ojf'));
+    // The defaults measured in bench/engine: greedy, best-of 5 at fallback, -sns, -ac -640.
+    expect(decodingOf(calls[0]!.args)).toEqual(['-bs', '1', '-bo', '5', '-sns', '-ac', '-640']);
+    expect(decodingOf(calls[1]!.args)).toEqual(['-bs', '5', '-bo', '2']);
+    // The decoder's threads go through the environment (whisper-cli has no flag for them).
+    expect(calls[0]!.options?.env).toEqual({ WHISPER_DECODE_THREADS: '1' });
+    expect(calls[1]!.options?.env).toEqual({});
+  });
+
+  it('rejects beam sizes and best-of counts outside 1-16, margins outside 0-1500', () => {
+    const make =
+      (decoding: {
+        beamSize?: number;
+        bestOf?: number;
+        audioContextMargin?: number;
+        decodeThreads?: number;
+      }) =>
+      () =>
+        new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', decoding });
+    expect(make({ beamSize: 0 })).toThrow(RangeError);
+    expect(make({ bestOf: 17 })).toThrow(RangeError);
+    expect(make({ beamSize: 1.5 })).toThrow(RangeError);
+    expect(make({ audioContextMargin: -1 })).toThrow(RangeError);
+    expect(make({ decodeThreads: -1 })).toThrow(RangeError);
+    expect(make({ beamSize: 16, bestOf: 1, audioContextMargin: 0 })).not.toThrow();
   });
 
   it('exposes the model name', () => {

@@ -22,6 +22,51 @@ export interface WhisperEngineOptions {
   debug?: (commandLine: string) => void;
   /** Process runner; tests pass a fake. Default: `runProcess`. */
   run?: RunProcess;
+  /** How the engine decodes. Default: `DEFAULT_DECODING` (see bench/engine/README.md for why). */
+  decoding?: Partial<DecodingOptions>;
+}
+
+export interface DecodingOptions {
+  /** Beam size (`-bs`); 1 is greedy decoding. */
+  beamSize: number;
+  /** Candidates sampled at each temperature of the fallback (`-bo`). */
+  bestOf: number;
+  /** Suppress non-speech tokens (`-sns`: `>>` at speaker turns, music symbols, brackets), as OpenAI's and faster-whisper's defaults do. */
+  suppressNonSpeech: boolean;
+  /**
+   * Encode only the audio each 30 s window holds plus this many positions (50 a second) instead
+   * of the whole window: the last window of a file and any file shorter than 30 s skip encoding
+   * padding (`-ac -N`, scripts/whisper-patches/0002). 0 encodes whole windows.
+   */
+  audioContextMargin: number;
+  /**
+   * Threads for the decoder's per-token passes, at most `threads` (the encoder keeps `threads`);
+   * 0 uses `threads`. Passed as WHISPER_DECODE_THREADS (scripts/whisper-patches/0003).
+   */
+  decodeThreads: number;
+}
+
+/** The worker's decoding: chosen and measured in bench/engine (README.md there). */
+export const DEFAULT_DECODING: Readonly<DecodingOptions> = {
+  beamSize: 1,
+  bestOf: 5,
+  suppressNonSpeech: true,
+  audioContextMargin: 640,
+  decodeThreads: 1,
+};
+
+/** Environment for whisper-cli from the decoding options (read by the patched engine). */
+export function decodingEnv(decoding: DecodingOptions): Record<string, string> {
+  return decoding.decodeThreads > 0 ? { WHISPER_DECODE_THREADS: String(decoding.decodeThreads) } : {};
+}
+
+/** whisper-cli arguments for the decoding options. */
+export function decodingArgs(decoding: DecodingOptions): string[] {
+  const args = ['-bs', String(decoding.beamSize), '-bo', String(decoding.bestOf)];
+  if (decoding.suppressNonSpeech) args.push('-sns');
+  // Negative: the patched engine fits each window's context to its audio plus the margin.
+  if (decoding.audioContextMargin > 0) args.push('-ac', String(-decoding.audioContextMargin));
+  return args;
 }
 
 export interface TranscribeInput {
@@ -35,6 +80,7 @@ export interface TranscribeInput {
 /** whisper.cpp through its CLI: one process per transcription, so cancel is a plain SIGKILL. */
 export class WhisperEngine {
   readonly modelName: string;
+  readonly decoding: Readonly<DecodingOptions>;
   private readonly run: RunProcess;
 
   constructor(private readonly options: WhisperEngineOptions) {
@@ -43,6 +89,20 @@ export class WhisperEngine {
     }
     this.modelName = options.modelName;
     this.run = options.run ?? runProcess;
+    this.decoding = { ...DEFAULT_DECODING, ...options.decoding };
+    const { beamSize, bestOf, audioContextMargin, decodeThreads } = this.decoding;
+    if (!Number.isInteger(beamSize) || beamSize < 1 || beamSize > 16) {
+      throw new RangeError(`beamSize must be an integer from 1 to 16, got ${beamSize}`);
+    }
+    if (!Number.isInteger(bestOf) || bestOf < 1 || bestOf > 16) {
+      throw new RangeError(`bestOf must be an integer from 1 to 16, got ${bestOf}`);
+    }
+    if (!Number.isInteger(audioContextMargin) || audioContextMargin < 0 || audioContextMargin > 1500) {
+      throw new RangeError(`audioContextMargin must be an integer from 0 to 1500, got ${audioContextMargin}`);
+    }
+    if (!Number.isInteger(decodeThreads) || decodeThreads < 0) {
+      throw new RangeError(`decodeThreads must be a non-negative integer, got ${decodeThreads}`);
+    }
   }
 
   async transcribe({ wavPath, language, signal }: TranscribeInput): Promise<WhisperResult> {
@@ -52,6 +112,7 @@ export class WhisperEngine {
     const args = [
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
+      decodingArgs(this.decoding),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],
     ].flat();
@@ -59,7 +120,13 @@ export class WhisperEngine {
       let stderr: string;
       try {
         // stdout only repeats the segments; discarding it keeps a 10-hour run's memory flat.
-        ({ stderr } = await this.run(binaryPath, args, { signal, debug, timeoutMs, captureStdout: false }));
+        ({ stderr } = await this.run(binaryPath, args, {
+          signal,
+          debug,
+          timeoutMs,
+          captureStdout: false,
+          env: decodingEnv(this.decoding),
+        }));
       } catch (error) {
         throw toMediaError(error);
       }

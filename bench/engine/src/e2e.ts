@@ -1,0 +1,180 @@
+// Hark end to end (see ../README.md): create-to-done through real API and worker processes with
+// the worker's default engine configuration, next to the bare engine on the same audio (the same
+// WhisperEngine, model and decoding, on the decoded WAV) and faster-whisper timed as a whole
+// process that loads its model; interleaved run by run. Figures are printed, never asserted.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createDb } from '@hark/db';
+import { WhisperEngine, prepareModel } from '@hark/media';
+import { createTestAccount, startApp } from '@hark/testing';
+
+const run = promisify(execFile);
+const env = process.env;
+const RUNS = Number(env.BENCH_E2E_RUNS ?? 3);
+const THREADS = env.BENCH_THREADS ?? '2';
+const WORK = env.BENCH_WORK!;
+const MODEL_CACHE = path.join(WORK, 'model-cache');
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const s = (ms: number) => (ms / 1000).toFixed(2);
+
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+async function main(): Promise<void> {
+  const clips = [
+    { name: '60 s clip', src: path.join(env.BENCH_AUDIO_DIR!, 'speech-60s.wav') },
+    { name: '10 s file', src: path.join(WORK, 'speech-10s.wav') },
+  ];
+  await run('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    clips[0]!.src,
+    '-t',
+    '10',
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    clips[1]!.src,
+  ]);
+  const wavs = clips.map((c) => path.join(WORK, `e2e-${path.basename(c.src)}`));
+  for (const [i, c] of clips.entries()) {
+    await run('ffmpeg', [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      c.src,
+      '-ac',
+      '1',
+      '-ar',
+      '16000',
+      '-c:a',
+      'pcm_s16le',
+      wavs[i]!,
+    ]);
+  }
+  // The bare engine is what the worker builds from its defaults (WHISPER_QUANTIZE q8_0, DEFAULT_DECODING).
+  const model = await prepareModel({
+    modelPath: env.BENCH_BASE_MODEL!,
+    quantize: 'q8_0',
+    quantizeBin: path.join(path.dirname(env.WHISPER_BIN!), 'whisper-quantize'),
+    cacheDir: MODEL_CACHE,
+  });
+  const engine = new WhisperEngine({
+    binaryPath: env.WHISPER_BIN!,
+    modelPath: model.path,
+    threads: Number(THREADS),
+    modelName: 'whisper-base',
+  });
+
+  const db = createDb({ databaseUrl: env.DATABASE_URL!, poolSize: 2 });
+  const acct = await createTestAccount(db, env.HARK_SECRET!, { toppedUp: true, credits: 100000 });
+  const appEnv = {
+    PORT: '0',
+    HARK_STORAGE_DIR: path.join(WORK, 'storage'),
+    HARK_TMP_DIR: path.join(WORK, 'worker-tmp'),
+    HARK_MODEL_CACHE_DIR: MODEL_CACHE,
+    HARK_REDIS_PREFIX: `hark-bench-engine-${process.pid}`,
+    WHISPER_BIN: env.WHISPER_BIN!,
+    WHISPER_MODEL: env.BENCH_BASE_MODEL!,
+    WHISPER_THREADS: THREADS,
+    HARK_RETENTION_SWEEP_MS: '0',
+  };
+  const api = startApp('api', appEnv);
+  const worker = startApp('worker', appEnv);
+  try {
+    const port = (await api.waitForLog('api listening')).port as number;
+    await worker.waitForLog('worker ready', 60_000);
+    const base = `http://127.0.0.1:${port}/v1`;
+    const uploads: string[] = [];
+    for (const c of clips) {
+      const bytes = await readFile(c.src);
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      const up = await fetch(`${base}/uploads?sha256=${sha}`, {
+        method: 'POST',
+        headers: acct.auth,
+        body: bytes,
+      });
+      uploads.push(((await up.json()) as { data: { id: string } }).data.id);
+    }
+    const createToDone = async (uploadId: string) => {
+      const res = await fetch(`${base}/transcripts`, {
+        method: 'POST',
+        headers: { ...acct.auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ uploadId }),
+      });
+      const id = ((await res.json()) as { data: { id: string } }).data.id;
+      let status = 'processing';
+      while (status === 'processing') {
+        const r = await fetch(`${base}/transcripts/${id}?wait=60`, { headers: acct.auth });
+        status = ((await r.json()) as { data: { status: string } }).data.status;
+      }
+      if (status !== 'done') throw new Error(`transcript ended ${status}`);
+    };
+    const fw = (src: string) =>
+      run(env.BENCH_FW_PYTHON!, [
+        path.join(__dirname, '..', 'fw_run.py'),
+        env.BENCH_FW_MODEL!,
+        THREADS,
+        path.join(WORK, 'e2e-fw.json'),
+        src,
+      ]);
+
+    // One warm-up job, not counted: the first job pays for the worker's lazy imports.
+    await createToDone(uploads[1]!);
+    const times = clips.map(() => ({ bare: [] as number[], hark: [] as number[], fw: [] as number[] }));
+    for (let r = 0; r < RUNS; r++) {
+      for (const [i, c] of clips.entries()) {
+        times[i]!.bare.push(await timed(() => engine.transcribe({ wavPath: wavs[i]! })));
+        times[i]!.hark.push(await timed(() => createToDone(uploads[i]!)));
+        times[i]!.fw.push(await timed(() => fw(c.src)));
+      }
+    }
+    console.log(
+      `hark end to end: worker defaults (q8_0 from ${path.basename(env.BENCH_BASE_MODEL!)}, ${THREADS} threads), median of ${RUNS}`,
+    );
+    console.log(
+      `  ${'audio'.padEnd(10)} ${'bare engine'.padStart(12)} ${'create->done'.padStart(13)} ${'overhead'.padStart(9)} ${'faster-whisper'.padStart(15)} ${'hark/fw'.padStart(8)}`,
+    );
+    for (const [i, c] of clips.entries()) {
+      const t = times[i]!;
+      const [b, h, f] = [median(t.bare), median(t.hark), median(t.fw)];
+      console.log(
+        `  ${c.name.padEnd(10)} ${s(b).padStart(10)} s ${s(h).padStart(11)} s ${s(h - b).padStart(7)} s ${s(f).padStart(13)} s ${(h / f).toFixed(2).padStart(8)}`,
+      );
+      console.log(
+        `    runs: bare ${t.bare.map(s).join(', ')}; hark ${t.hark.map(s).join(', ')}; fw ${t.fw.map(s).join(', ')}`,
+      );
+    }
+    console.log(
+      `  worker (node) peak RSS: ${(await peakRssMb(worker.child.pid!)).toFixed(0)} MB; whisper-cli's is in the engine table above`,
+    );
+  } finally {
+    api.kill('SIGTERM');
+    worker.kill('SIGTERM');
+    await Promise.all([api.exited, worker.exited]);
+    await db.$disconnect();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
