@@ -70,6 +70,32 @@ describe('WhisperEngine', () => {
     expect(calls[0]?.options?.signal).toBe(signal);
   });
 
+  it('passes translate, the initial prompt and the temperature through, each as its own argument', async () => {
+    const { run, calls } = fakeRun(jfk);
+    await engine(run).transcribe({
+      wavPath: '/tmp/a.wav',
+      task: 'translate',
+      prompt: '-- Hark, "quoted" $(not a shell)',
+      temperature: 0.2,
+    });
+    expect(calls[0]?.args.slice(6, 14)).toEqual([
+      '-l',
+      'auto',
+      '--translate',
+      '--prompt',
+      '-- Hark, "quoted" $(not a shell)',
+      '--temperature',
+      '0.2',
+      '-ojf',
+    ]);
+  });
+
+  it('adds no engine options for a plain transcription', async () => {
+    const { run, calls } = fakeRun(jfk);
+    await engine(run).transcribe({ wavPath: '/tmp/a.wav', task: 'transcribe', prompt: null, temperature: null });
+    expect(calls[0]?.args.slice(6, 9)).toEqual(['-l', 'auto', '-ojf']);
+  });
+
   it('exposes the model name', () => {
     expect(engine(fakeRun(jfk).run).modelName).toBe('whisper-base');
   });
