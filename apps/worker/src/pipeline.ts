@@ -87,7 +87,12 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const [result, diarization] = await timed('transcribe', () =>
     bothOrNeither(signal, (s) => [
       timedEngine(deps, audioSeconds, () =>
-        deps.engine.transcribe({ ...input.engineOptions, wavPath, language: input.requestedLanguage, signal: s }),
+        deps.engine.transcribe({
+          ...input.engineOptions,
+          wavPath,
+          language: input.requestedLanguage,
+          signal: s,
+        }),
       ),
       speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
     ]),

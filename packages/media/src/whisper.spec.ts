@@ -92,7 +92,12 @@ describe('WhisperEngine', () => {
 
   it('adds no engine options for a plain transcription', async () => {
     const { run, calls } = fakeRun(jfk);
-    await engine(run).transcribe({ wavPath: '/tmp/a.wav', task: 'transcribe', prompt: null, temperature: null });
+    await engine(run).transcribe({
+      wavPath: '/tmp/a.wav',
+      task: 'transcribe',
+      prompt: null,
+      temperature: null,
+    });
     expect(calls[0]?.args.slice(6, 9)).toEqual(['-l', 'auto', '-ojf']);
   });
 

@@ -51,7 +51,14 @@ export class WhisperEngine {
     this.run = options.run ?? runProcess;
   }
 
-  async transcribe({ wavPath, language, task, prompt, temperature, signal }: TranscribeInput): Promise<WhisperResult> {
+  async transcribe({
+    wavPath,
+    language,
+    task,
+    prompt,
+    temperature,
+    signal,
+  }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
