@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { type Db, createDb } from '@hark/db';
 import {
   type AppProcess,
@@ -306,6 +307,93 @@ describe('errors the openai client raises', () => {
         retryable: false,
         requestId: expect.stringMatching(/^req_/),
       },
+    });
+  });
+});
+
+/** `HARK_OPENAI_PYTHON=0` skips these (no Python venv support, no package index). */
+const describePython = process.env.HARK_OPENAI_PYTHON === '0' ? describe.skip : describe;
+
+describePython('the openai Python package', () => {
+  interface Raised {
+    class: string | null;
+    status?: number;
+    message?: string;
+    type?: string;
+    param?: string | null;
+    code?: string | null;
+    shouldRetry?: string | null;
+  }
+  let out: {
+    verbose: {
+      text: string;
+      language: string;
+      duration: number;
+      words: { word: string; start: number; end: number }[];
+      segments: number | null;
+    };
+    badModel: Raised;
+    emptyFile: Raised;
+    noCredit: Raised;
+  };
+
+  beforeAll(async () => {
+    const run = promisify(execFile);
+    // A pinned `openai` in .hark/venv-openai (made once, like the fuzzer's venv).
+    const python = (
+      await run('bash', [path.join(REPO_ROOT, 'scripts/ensure-openai-python.sh')], { timeout: 300_000 })
+    ).stdout.trim();
+    const broke = await createTestAccount(db, process.env.HARK_SECRET!, { credits: 0 });
+    const { stdout } = await run(python, [path.join(__dirname, 'fixtures/openai_python_client.py')], {
+      timeout: 150_000,
+      env: {
+        ...process.env,
+        HARK_BASE_URL: baseURL,
+        HARK_API_KEY: acct.apiKey,
+        HARK_BROKE_KEY: broke.apiKey,
+        HARK_JFK: JFK,
+      },
+    });
+    out = JSON.parse(stdout) as typeof out;
+  }, 480_000);
+
+  it('verbose_json with word timestamps', () => {
+    expect(out.verbose.text).toMatch(JFK_TEXT);
+    expect(out.verbose.language).toBe('english');
+    expect(out.verbose.duration).toBeCloseTo(11, 0);
+    expect(out.verbose.words.map((w) => w.word).join(' ')).toBe(out.verbose.text);
+    expect(out.verbose.segments).toBeNull(); // only `word` was asked for
+  });
+
+  it('an unknown model is a BadRequestError with the message', () => {
+    expect(out.badModel).toMatchObject({
+      class: 'BadRequestError',
+      status: 400,
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'model_not_found',
+    });
+    expect(out.badModel.message).toContain(
+      "The model 'whisper-large-v9' does not exist or is not served here",
+    );
+  });
+
+  it('an empty file is a BadRequestError on `file`', () => {
+    expect(out.emptyFile).toMatchObject({
+      class: 'BadRequestError',
+      status: 400,
+      param: 'file',
+      code: 'empty_file',
+    });
+  });
+
+  it('an account without credit is a RateLimitError insufficient_quota that the client does not retry', () => {
+    expect(out.noCredit).toMatchObject({
+      class: 'RateLimitError',
+      status: 429,
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+      shouldRetry: 'false',
     });
   });
 });
