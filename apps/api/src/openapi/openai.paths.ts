@@ -220,6 +220,8 @@ function audioOperation(operationId: string, summary: string, description: strin
           '`insufficient_quota` / `insufficient_quota` when the account has no credits (with `x-should-retry: false`).',
         headerRefs(RATE, ['Retry-After']),
       ),
+      // Answered by the HTTP server before any route, so in Hark's envelope like everywhere.
+      431: { $ref: '#/components/responses/HeadersTooLarge' },
       500: errorResponse(
         '`server_error`: the transcription failed after its retries, or a service fault.',
         headerRefs(['X-Request-Id'], RATE.slice(1)),

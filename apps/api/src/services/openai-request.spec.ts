@@ -67,6 +67,7 @@ describe('parseAudioRequest', () => {
     [{ model: 'whisper-1', language: 'xx' }, true, 'language', 'invalid_language'],
     [{ model: 'whisper-1', stream: 'true' }, true, 'stream', 'unsupported_value'],
     [{ model: 'whisper-1', prompt: 'p'.repeat(2001) }, true, 'prompt', 'invalid_value'],
+    [{ model: 'whisper-1', prompt: 'a\u0000b' }, true, 'prompt', 'invalid_value'],
   ])('%j (file: %s) is a 400 on %s', (fields, hasFile, param, code) => {
     const e = refusal(() => parseAudioRequest(fields, hasFile, MODELS));
     expect(e.body()).toEqual({

@@ -1,4 +1,4 @@
-import { normaliseLanguage } from '@hark/core';
+import { containsNul, normaliseLanguage } from '@hark/core';
 import { normaliseFormBody } from './form-normalise';
 import { OpenAiError } from './openai-errors';
 
@@ -81,7 +81,11 @@ export function parseAudioRequest(
   }
 
   const rawPrompt = one(fields.prompt);
-  if (rawPrompt !== undefined && (typeof rawPrompt !== 'string' || rawPrompt.length > PROMPT_MAX_CHARS)) {
+  // Postgres text cannot hold U+0000 (the create path refuses it in every field too).
+  if (
+    rawPrompt !== undefined &&
+    (typeof rawPrompt !== 'string' || rawPrompt.length > PROMPT_MAX_CHARS || containsNul(rawPrompt))
+  ) {
     throw OpenAiError.invalid(
       `Invalid value for 'prompt': at most ${PROMPT_MAX_CHARS} characters.`,
       'prompt',
