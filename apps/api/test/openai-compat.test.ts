@@ -38,6 +38,7 @@ let baseURL: string;
 let acct: TestAccount;
 let openai: OpenAI;
 let germanClip: string;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'hark-openai-it-'));
@@ -55,7 +56,7 @@ beforeAll(async () => {
   ]);
   execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-i', raw, '-ar', '16000', '-ac', '1', germanClip]);
 
-  const env: Record<string, string> = {
+  env = {
     PORT: '0',
     HARK_STORAGE_DIR: path.join(dir, 'storage'),
     HARK_TMP_DIR: path.join(dir, 'tmp'),
@@ -199,12 +200,16 @@ describe('POST /v1/audio/transcriptions with the openai client', () => {
       response_format: 'vtt',
     });
     expect(vtt).toMatch(/^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\nAnd so,? my fellow Americans/);
+    // With Hark's `glossary` extension (a JSON string, as form fields carry it).
     const text = await openai.audio.transcriptions.create({
       file: createReadStream(JFK),
       model: 'whisper-1',
       response_format: 'text',
-    });
-    expect(text).toMatch(/^And so,? my fellow Americans,? ask not .* for your country\.\n$/);
+      glossary: JSON.stringify({ country: 'nation' }),
+    } as OpenAI.Audio.TranscriptionCreateParamsNonStreaming);
+    expect(text).toMatch(
+      /^And so,? my fellow Americans,? ask not what your nation can do for you, ask what you can do for your nation\.\n$/,
+    );
   });
 });
 
@@ -297,6 +302,46 @@ describe('errors the openai client raises', () => {
       'file',
       'file_too_large',
     ]);
+  });
+
+  it('past HARK_OPENAI_WAIT_SECONDS: a 504 naming the transcript, not retried; the transcript goes on', async () => {
+    // An API whose queue no worker reads, waiting at most 1 s.
+    const slow = startApp('api', {
+      ...env,
+      HARK_REDIS_PREFIX: `${env.HARK_REDIS_PREFIX}-idle`,
+      HARK_OPENAI_WAIT_SECONDS: '1',
+    });
+    try {
+      const slowBase = `http://127.0.0.1:${(await slow.waitForLog('api listening', 30_000)).port as number}/v1`;
+      const client = new OpenAI({ apiKey: acct.apiKey, baseURL: slowBase });
+      const err = await client.audio.transcriptions
+        .create({ file: createReadStream(JFK), model: 'whisper-1' })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+      const e = err as InstanceType<typeof OpenAI.InternalServerError>;
+      expect([e.status, e.type, e.code]).toEqual([504, 'timeout_error', 'transcription_timeout']);
+      const id = /transcript (tr_[A-Za-z0-9_-]+)/.exec(e.message)?.[1] ?? '';
+      expect(e.message).toContain(`fetch it with GET /v1/transcripts/${id}`);
+      expect(e.headers?.get('location')).toBe(`/v1/transcripts/${id}`);
+      await waitFor(() =>
+        slow.logs.some((l) => l.msg === 'request' && l.path === '/v1/audio/transcriptions'),
+      );
+      expect(
+        slow.logs.filter((l) => l.msg === 'request' && l.path === '/v1/audio/transcriptions'),
+      ).toHaveLength(1);
+      // An ordinary transcript, still processing: it can be read and canceled (nothing charged).
+      const res = await fetch(`${slowBase}/transcripts/${id}/cancel`, { method: 'POST', headers: acct.auth });
+      expect([res.status, ((await res.json()) as { data: { status: string } }).data.status]).toEqual([
+        200,
+        'canceled',
+      ]);
+      expect(
+        slow.logs.filter((l) => String(l.msg).startsWith('response outside the OpenAPI document')),
+      ).toEqual([]);
+    } finally {
+      slow.kill('SIGTERM');
+      expect(await slow.exited).toBe(0);
+    }
   });
 
   it('other routes keep the Hark envelope', async () => {
