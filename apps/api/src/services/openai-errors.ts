@@ -128,6 +128,17 @@ export function toOpenAiError(err: unknown): OpenAiError {
             : err.message;
       return OpenAiError.invalid(message, param, key ?? err.code);
     }
+    // Any other refusal (a code added later, say): its status and message, OpenAI's types.
+    if (err.status < 500) {
+      const type =
+        err.status === 429 ? 'requests' : err.status === 402 ? 'insufficient_quota' : 'invalid_request_error';
+      // 402 is no class of the clients': as OpenAI, a payment refusal is a 429.
+      const status = err.status === 402 ? 429 : err.status;
+      return new OpenAiError(status, err.message, type, null, err.code, {
+        ...(err.headers ?? {}),
+        ...(err.retryable ? {} : NO_RETRY),
+      });
+    }
   }
   return new OpenAiError(
     500,

@@ -120,6 +120,19 @@ describe('toOpenAiError', () => {
       'false',
     ]);
     expect(shape(toOpenAiError(new Error('boom')))).toEqual([500, 'server_error', 'internal', null]);
+    // Codes without a mapping of their own keep their status and code.
+    expect(shape(toOpenAiError(new HarkError('upload_too_large')))).toEqual([
+      413,
+      'invalid_request_error',
+      'upload_too_large',
+      'false',
+    ]);
+    expect(shape(toOpenAiError(new HarkError('upload_busy')))).toEqual([
+      409,
+      'invalid_request_error',
+      'upload_busy',
+      null,
+    ]);
   });
 
   it('names the invalid extension field as the form parameter', () => {
