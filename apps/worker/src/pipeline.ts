@@ -97,7 +97,7 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
     ]),
   );
-  const { content, speakerCount } = buildContent(result.words, input.glossary, diarization);
+  const { content, speakerCount } = buildContent(result.words, input.glossary, diarization, result.segments);
   return {
     status: 'ready',
     completion: {
