@@ -162,18 +162,25 @@ describe('POST /v1/audio/transcriptions with the openai client', () => {
     const segments = result.segments!;
     expect(segments.length).toBeGreaterThan(0);
     expect(segments.map((s) => s.text.trim()).join(' ')).toBe(result.text);
+    // whisper.cpp's own segments: its timing, token ids and token log-probabilities.
     expect(segments[0]).toEqual({
       id: 0,
       seek: 0,
-      start: words[0]!.start,
+      start: 0,
       end: expect.any(Number),
       text: expect.stringMatching(/^ And so,? my fellow Americans/),
-      tokens: [],
+      tokens: expect.arrayContaining([expect.any(Number)]),
       temperature: 0,
-      avg_logprob: 0,
+      avg_logprob: expect.any(Number),
       compression_ratio: expect.any(Number),
       no_speech_prob: 0,
     });
+    for (const seg of segments) {
+      expect(seg.tokens.length).toBeGreaterThan(seg.text.split(' ').length - 1);
+      expect(seg.avg_logprob).toBeLessThan(0);
+      expect(seg.avg_logprob).toBeGreaterThan(-1);
+      expect(seg.end).toBeGreaterThan(seg.start);
+    }
     const row = await db.transcript.findFirst({
       where: { accountId: acct.accountId },
       orderBy: { createdAt: 'desc' },

@@ -34,8 +34,9 @@ const segment: Json = {
   ],
   additionalProperties: false,
   description:
-    'Cut from the words at sentence ends (at most 30 s). Hark keeps no token ids or probabilities: `tokens` is ' +
-    'empty, `avg_logprob` and `no_speech_prob` are 0; `compression_ratio` is computed from the text.',
+    "whisper.cpp's segments: timing, token ids and mean token log-probability, text after corrections and the " +
+    'glossary. whisper.cpp gives no no-speech probability (`no_speech_prob` 0); `compression_ratio` is computed ' +
+    'from the text. Transcripts made before segments were kept: cut from the words at sentence ends, `tokens` empty.',
   properties: {
     id: { type: 'integer', minimum: 0 },
     seek: { type: 'integer', minimum: 0 },

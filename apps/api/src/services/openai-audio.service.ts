@@ -77,7 +77,10 @@ export class OpenAiAudioService {
     if (t.status === 'failed') {
       throw transcriptFailure(t.error?.code ?? null, t.error?.message ?? null, id);
     }
-    const row = await this.db.transcript.findUnique({ where: { id }, select: { audioSeconds: true } });
+    const row = await this.db.transcript.findUnique({
+      where: { id },
+      select: { audioSeconds: true, content: { select: { segments: true } } },
+    });
     const finished: FinishedTranscript = {
       text: t.text ?? '',
       words: (t.words ?? []) as unknown as FinishedTranscript['words'],
@@ -86,6 +89,7 @@ export class OpenAiAudioService {
       durationSeconds: row?.audioSeconds ?? t.durationSeconds,
       billedSeconds: t.durationSeconds,
       diarized: req.createBody.speakers !== undefined && req.createBody.speakers !== false,
+      engineSegments: (row?.content?.segments ?? null) as FinishedTranscript['engineSegments'],
     };
     return formatTranscription(finished, {
       format: req.responseFormat,

@@ -17,6 +17,7 @@ const t: FinishedTranscript = {
   durationSeconds: 4.2345,
   billedSeconds: 5,
   diarized: false,
+  engineSegments: null,
 };
 const base = { task: 'transcribe', granularities: [], temperature: null } as const;
 
@@ -71,6 +72,29 @@ describe('formatTranscription', () => {
       { ...base, task: 'translate', format: 'verbose_json' },
     );
     expect(translated.body).toMatchObject({ task: 'translate', language: 'english' });
+  });
+
+  it("verbose_json: the engine's segments when the worker kept them", () => {
+    const engineSegments = [
+      { start: 0, end: 3.8, text: 'And so my fellow Americans.', tokens: [50363, 843], avgLogprob: -0.31 },
+      { start: 3.8, end: 4.2, text: 'Ask not.', tokens: [1], avgLogprob: null },
+    ];
+    const out = formatTranscription({ ...t, engineSegments }, { ...base, format: 'verbose_json' });
+    expect((out.body as { segments: unknown }).segments).toEqual([
+      {
+        id: 0,
+        seek: 0,
+        start: 0,
+        end: 3.8,
+        text: ' And so my fellow Americans.',
+        tokens: [50363, 843],
+        temperature: 0,
+        avg_logprob: -0.31,
+        compression_ratio: expect.any(Number),
+        no_speech_prob: 0,
+      },
+      expect.objectContaining({ id: 1, text: ' Ask not.', tokens: [1], avg_logprob: 0 }),
+    ]);
   });
 
   it('compression ratio as Whisper computes it; 0 for no text', () => {

@@ -8,11 +8,13 @@ import type { AudioTask, Granularity, ResponseFormat } from './openai-request';
  * The body of a finished transcription in the `response_format` asked for, shaped as OpenAI
  * returns it. Pure: the service fetches, this formats.
  *
- * Segments are not whisper.cpp's own (Hark stores words, not the engine's segments): they are
- * cut from the words at sentence ends, at most 30 s and 250 characters, by the cue
- * builder the subtitles use. Fields Hark does not keep get neutral values: `tokens` [],
- * `avg_logprob` 0, `no_speech_prob` 0; `temperature` is the one asked for; `compression_ratio`
- * is computed from the text as Whisper does (bytes over zlib-compressed bytes).
+ * Segments are whisper.cpp's own (timing, token ids, mean token log-probability; their text
+ * rebuilt from the corrected words by the worker). Transcripts made before the worker kept them
+ * get segments cut from the words at sentence ends (at most 30 s and 250 characters, by the cue
+ * builder the subtitles use), with `tokens` [] and `avg_logprob` 0. whisper.cpp reports no
+ * no-speech probability: `no_speech_prob` is 0. `temperature` is the one asked for (0 by
+ * default; the engine may have fallen back higher), `compression_ratio` is computed from the text
+ * as Whisper does (bytes over zlib-compressed bytes).
  */
 export interface FinishedTranscript {
   text: string;
@@ -25,6 +27,16 @@ export interface FinishedTranscript {
   /** Billed seconds (integer), reported as `usage`. */
   billedSeconds: number;
   diarized: boolean;
+  /** The engine's segments as the worker stored them; null on older transcripts. */
+  engineSegments: readonly EngineSegment[] | null;
+}
+
+export interface EngineSegment {
+  start: number;
+  end: number;
+  text: string;
+  tokens: number[];
+  avgLogprob: number | null;
 }
 
 export interface FormatOptions {
@@ -63,23 +75,30 @@ export function compressionRatio(text: string): number {
 }
 
 export function segmentsOf(t: FinishedTranscript, temperature: number): OpenAiSegment[] {
-  // Speaker changes cut cues too: a segment never spans two speakers.
-  return buildCues(t.words, SEGMENTS).map((cue, id) => {
-    const text = ` ${cue.lines.join(' ')}`;
-    return {
-      id,
-      // Whisper's seek: the 30 s window's start, in 10 ms frames.
-      seek: Math.floor(cue.start / 30) * 3000,
-      start: round(cue.start),
-      end: round(cue.end),
-      text,
-      tokens: [],
-      temperature,
-      avg_logprob: 0,
-      compression_ratio: compressionRatio(text.trim()),
-      no_speech_prob: 0,
-    };
-  });
+  const source: EngineSegment[] =
+    t.engineSegments && t.engineSegments.length > 0
+      ? [...t.engineSegments]
+      : // Speaker changes cut cues too: a segment never spans two speakers.
+        buildCues(t.words, SEGMENTS).map((cue) => ({
+          start: cue.start,
+          end: cue.end,
+          text: cue.lines.join(' '),
+          tokens: [],
+          avgLogprob: null,
+        }));
+  return source.map((seg, id) => ({
+    id,
+    // Whisper's seek: the 30 s window's start, in 10 ms frames.
+    seek: Math.floor(seg.start / 30) * 3000,
+    start: round(seg.start),
+    end: round(seg.end),
+    text: ` ${seg.text}`,
+    tokens: seg.tokens,
+    temperature,
+    avg_logprob: seg.avgLogprob ?? 0,
+    compression_ratio: compressionRatio(seg.text),
+    no_speech_prob: 0,
+  }));
 }
 
 export function formatTranscription(t: FinishedTranscript, opts: FormatOptions): FormattedBody {
