@@ -96,9 +96,11 @@ export function createApp(deps: ApiDeps): HarkApp {
     ),
   );
   // OpenAI-compatible audio routes: ordinary transcripts underneath, errors in OpenAI's shape.
+  const draining = new AbortController();
   const audio = new OpenAiAudioService(deps.db, uploads, transcripts, {
     models: ['whisper-1', config.modelName],
     waitSeconds: config.openaiWaitSeconds,
+    draining: draining.signal,
   });
   v1.use(openAiRoutes(audio, limits.limit, config.openaiMaxFileBytes));
   v1.use(limits.limit('unknown'), notFound);
@@ -110,6 +112,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   return Object.assign(app, {
     beginDrain: () => {
       lifecycle.draining = true;
+      draining.abort();
     },
     close: async () => {
       await Promise.allSettled([waiter.close(), queue.close(), board?.close(), uploadHashing.close()]);

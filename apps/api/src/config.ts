@@ -51,7 +51,9 @@ export interface ApiConfig extends CommonConfig {
   metricsToken: string | undefined;
   /** `HARK_OPERATOR_TOKEN`: turns on the read-only queue dashboard at `/admin/queues`, behind it. Default: off. */
   operatorToken: string | undefined;
-  /** POST /v1/audio/*: how long the request waits for its transcript (HARK_OPENAI_WAIT_SECONDS, default 600). */
+  /** POST /v1/audio/*: how long a request may take, from its arrival, before it answers 504 naming its
+   *  transcript (HARK_OPENAI_WAIT_SECONDS, default 580: under the openai clients' 600 s time-out, past
+   *  which they retry and so would start a second transcript). */
   openaiWaitSeconds: number;
   /** POST /v1/audio/*: largest `file` in bytes (HARK_OPENAI_MAX_FILE_BYTES, default 25 MiB as OpenAI; at most 100 MB). */
   openaiMaxFileBytes: number;
@@ -90,7 +92,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
-    openaiWaitSeconds: int(env, 'HARK_OPENAI_WAIT_SECONDS', 600, 1, 3600),
+    openaiWaitSeconds: int(env, 'HARK_OPENAI_WAIT_SECONDS', 580, 1, 3600),
     openaiMaxFileBytes: int(env, 'HARK_OPENAI_MAX_FILE_BYTES', 25 * 1024 * 1024, 1, LIMITS.maxUploadRequestBytes),
   };
 }

@@ -4,6 +4,7 @@ import {
   checkAccountInvariants,
   createProcessingTranscript,
   createTestAccount,
+  waitFor,
 } from '@hark/testing';
 import request from 'supertest';
 import { envelope, startTestApi, type TestApi } from './helpers';
@@ -125,5 +126,35 @@ describe('one rate limit with POST /v1/transcripts', () => {
       .set(a.auth)
       .send({ url: 'https://example.com/a.wav' });
     expect([plain.status, plain.body]).toEqual([429, envelope('rate_limited', true)]);
+  });
+});
+
+describe('shutdown', () => {
+  it('a waiting request answers 504 naming its transcript as soon as the API begins draining', async () => {
+    const own = startTestApi({ openaiWaitSeconds: 60 });
+    try {
+      const a = await createTestAccount(own.db, own.deps.config.secret, { toppedUp: true, credits: 1000 });
+      const pending = request(own.app)
+        .post('/v1/audio/transcriptions')
+        .set(a.auth)
+        .field('model', 'whisper-1')
+        .attach('file', WAV, 'a.wav');
+      const answered = pending.then((r) => r);
+      await waitFor(() => own.db.transcript.count({ where: { accountId: a.accountId } }));
+      const started = Date.now();
+      own.app.beginDrain();
+      const res = await answered;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect([res.status, res.body]).toEqual([
+        504,
+        openAiError(null, 'transcription_timeout', 'timeout_error'),
+      ]);
+      expect(res.body.error.message).toMatch(
+        /^This API instance is restarting\. It continues as transcript tr_/,
+      );
+      expect(res.headers['x-should-retry']).toBe('false');
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -228,7 +228,7 @@ function audioOperation(operationId: string, summary: string, description: strin
         headerRefs(['X-Request-Id'], RATE.slice(1)),
       ),
       504: errorResponse(
-        '`timeout_error` / `transcription_timeout`: still running after HARK_OPENAI_WAIT_SECONDS (default 600). ' +
+        '`timeout_error` / `transcription_timeout`: still running HARK_OPENAI_WAIT_SECONDS (default 580) after the request arrived. ' +
           'The message and `Location` name the transcript; GET it later.',
         {
           ...rate,

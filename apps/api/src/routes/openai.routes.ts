@@ -1,5 +1,5 @@
 // POST /v1/audio/transcriptions, POST /v1/audio/translations (OpenAI-compatible)
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
 import multer from 'multer';
 import type { OpenAiAudioService } from '../services/openai-audio.service';
@@ -76,6 +76,13 @@ function fileParser(maxFileBytes: number): RequestHandler {
   };
 }
 
+/** The wait bound counts from the request's arrival, before its body was read. */
+const arrival: RequestHandler = (_req, res, next) => {
+  res.locals.openAiArrivedAt = Date.now();
+  next();
+};
+const arrivedAt = (res: Response): number => (res.locals.openAiArrivedAt as number | undefined) ?? Date.now();
+
 export function openAiRoutes(
   audio: OpenAiAudioService,
   limit: (route: string) => RequestHandler,
@@ -85,12 +92,12 @@ export function openAiRoutes(
   const parse = fileParser(maxFileBytes);
   for (const [path, task] of Object.entries(ROUTES)) {
     // Counted as creating a transcript: one rate limit for both ways of asking for one.
-    r.post(path, limit('POST /v1/transcripts'), parse, async (req, res) => {
+    r.post(path, arrival, limit('POST /v1/transcripts'), parse, async (req, res) => {
       const closed = new AbortController();
       res.on('close', () => closed.abort());
       const file = req.file ? { buffer: req.file.buffer, size: req.file.size } : undefined;
       const fields = (req.body ?? {}) as Record<string, unknown>;
-      const out = await audio.run(req.auth!, task, fields, file, closed.signal);
+      const out = await audio.run(req.auth!, task, fields, file, closed.signal, arrivedAt(res));
       if (!out) return; // the client went away; the transcript goes on
       if (out.kind === 'json') res.json(out.body);
       else res.type('text/plain; charset=utf-8').send(out.body);

@@ -10,8 +10,14 @@ import type { UploadService } from './upload.service';
 export interface OpenAiAudioConfig {
   /** `model` values accepted: `whisper-1` and the service's own model name. */
   models: readonly string[];
-  /** How long a request waits for its transcript before answering 504 with the transcript's id. */
+  /**
+   * How long a request may take, counted from its arrival (upload included), before it answers
+   * 504 with the transcript's id. Below the official clients' own 600 s time-out by default, so
+   * they get the answer instead of timing out and retrying (which would start another transcript).
+   */
   waitSeconds: number;
+  /** Aborted when the API begins draining for shutdown: waiting requests answer at once. */
+  draining?: AbortSignal;
 }
 
 export interface AudioFile {
@@ -41,6 +47,8 @@ export class OpenAiAudioService {
     fields: Record<string, unknown>,
     file: AudioFile | undefined,
     closed: AbortSignal,
+    /** When the request arrived (ms since the epoch); the wait bound counts from it. Default now. */
+    arrivedAt: number = Date.now(),
   ): Promise<FormattedBody | null> {
     const req = parseAudioRequest(fields, file !== undefined, this.cfg.models);
     if (!file || file.size === 0) throw OpenAiError.invalid('The file is empty.', 'file', 'empty_file');
@@ -64,15 +72,18 @@ export class OpenAiAudioService {
     const t = (await this.transcripts.getWaiting(
       auth.accountId,
       id,
-      this.cfg.waitSeconds,
-      closed,
+      this.cfg.draining?.aborted ? 0 : Math.max(0, this.cfg.waitSeconds - (Date.now() - arrivedAt) / 1000),
+      this.cfg.draining ? AbortSignal.any([closed, this.cfg.draining]) : closed,
     )) as Awaited<ReturnType<TranscriptService['get']>> & {
       error: { code: string; message: string } | null;
       language: string | null;
       durationSeconds: number;
     };
     if (closed.aborted) return null;
-    if (t.status === 'processing') throw transcriptTimedOut(id, this.cfg.waitSeconds);
+    // Shutting down: answer (naming the transcript) before the grace period cuts the connection,
+    // which the clients would retry, starting a second transcript.
+    if (t.status === 'processing')
+      throw transcriptTimedOut(id, this.cfg.waitSeconds, this.cfg.draining?.aborted);
     if (t.status === 'canceled') throw transcriptCanceled(id);
     if (t.status === 'failed') {
       throw transcriptFailure(t.error?.code ?? null, t.error?.message ?? null, id);

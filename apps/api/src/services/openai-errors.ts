@@ -162,10 +162,17 @@ export function transcriptCanceled(transcriptId: string): OpenAiError {
 }
 
 /** The wait bound passed: the transcript goes on and can be fetched later. */
-export function transcriptTimedOut(transcriptId: string, waitSeconds: number): OpenAiError {
+export function transcriptTimedOut(
+  transcriptId: string,
+  waitSeconds: number,
+  restarting = false,
+): OpenAiError {
+  const why = restarting
+    ? 'This API instance is restarting.'
+    : `The transcription is still running after ${waitSeconds} seconds.`;
   return new OpenAiError(
     504,
-    `The transcription is still running after ${waitSeconds} seconds. It continues as transcript ${transcriptId}: ` +
+    `${why} It continues as transcript ${transcriptId}: ` +
       `fetch it with GET /v1/transcripts/${transcriptId} (add ?wait=60 to wait for it).`,
     'timeout_error',
     null,
