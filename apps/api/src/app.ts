@@ -12,6 +12,7 @@ import { responseContract } from './middleware/response-contract';
 import { accountRoutes } from './routes/account.routes';
 import { healthRoutes } from './routes/health.routes';
 import { metricsRoutes } from './routes/metrics.routes';
+import { openAiErrorHandler, openAiRoutes } from './routes/openai.routes';
 import { openapiRoutes } from './routes/openapi.routes';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.routes';
 import { subtitleRoutes } from './routes/subtitle.routes';
@@ -20,6 +21,7 @@ import { uploadRoutes } from './routes/upload.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import { CompletionWaiter } from './services/completion-waiter';
 import { ListCursorCodec } from './services/list-cursor';
+import { OpenAiAudioService } from './services/openai-audio.service';
 import { SubtitleService } from './services/subtitle.service';
 import { TranscriptListService } from './services/transcript-list.service';
 import { TranscriptQueue } from './services/transcript-queue';
@@ -97,7 +99,16 @@ export function createApp(deps: ApiDeps): HarkApp {
       limits.limit,
     ),
   );
+  // OpenAI-compatible audio routes: ordinary transcripts underneath, errors in OpenAI's shape.
+  const draining = new AbortController();
+  const audio = new OpenAiAudioService(deps.db, uploads, transcripts, {
+    models: ['whisper-1', config.modelName],
+    waitSeconds: config.openaiWaitSeconds,
+    draining: draining.signal,
+  });
+  v1.use(openAiRoutes(audio, limits.limit, config.openaiMaxFileBytes));
   v1.use(limits.limit('unknown'), notFound);
+  v1.use(openAiErrorHandler);
   app.use('/v1', v1);
 
   app.use(notFound);
@@ -105,6 +116,7 @@ export function createApp(deps: ApiDeps): HarkApp {
   return Object.assign(app, {
     beginDrain: () => {
       lifecycle.draining = true;
+      draining.abort();
     },
     close: async () => {
       await Promise.allSettled([waiter.close(), queue.close(), board?.close(), uploadHashing.close()]);

@@ -5,6 +5,7 @@ import {
   type CommonConfig,
   type RateLimitRule,
   ConfigError,
+  LIMITS,
   bool,
   commonConfig,
   modelNameFromPath,
@@ -59,6 +60,12 @@ export interface ApiConfig extends CommonConfig {
   metricsToken: string | undefined;
   /** `HARK_OPERATOR_TOKEN`: turns on the read-only queue dashboard at `/admin/queues`, behind it. Default: off. */
   operatorToken: string | undefined;
+  /** POST /v1/audio/*: how long a request may take, from its arrival, before it answers 504 naming its
+   *  transcript (HARK_OPENAI_WAIT_SECONDS, default 580: under the openai clients' 600 s time-out, past
+   *  which they retry and so would start a second transcript). */
+  openaiWaitSeconds: number;
+  /** POST /v1/audio/*: largest `file` in bytes (HARK_OPENAI_MAX_FILE_BYTES, default 25 MiB as OpenAI; at most 100 MB). */
+  openaiMaxFileBytes: number;
   /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
   validateResponses: boolean;
 }
@@ -97,6 +104,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
+    openaiWaitSeconds: int(env, 'HARK_OPENAI_WAIT_SECONDS', 580, 1, 3600),
+    openaiMaxFileBytes: int(env, 'HARK_OPENAI_MAX_FILE_BYTES', 25 * 1024 * 1024, 1, LIMITS.maxUploadRequestBytes),
   };
 }
 

@@ -37,6 +37,8 @@ export interface PipelineInput {
   requestedLanguage: string | null;
   speakers: SpeakersOption | null;
   glossary: Readonly<Record<string, string>> | null;
+  /** Engine options (OpenAI-compatible routes); absent: a plain transcription. */
+  engineOptions?: Pick<TranscribeInput, 'task' | 'prompt' | 'temperature'>;
   signal: AbortSignal;
 }
 
@@ -85,13 +87,18 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const [result, diarization] = await timed('transcribe', () =>
     bothOrNeither(signal, (s) => [
       timedEngine(deps, audioSeconds, () =>
-        deps.engine.transcribe({ wavPath, language: input.requestedLanguage, signal: s }),
+        deps.engine.transcribe({
+          ...input.engineOptions,
+          wavPath,
+          language: input.requestedLanguage,
+          signal: s,
+        }),
       ),
       speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
     ]),
   );
   const words = withinAudio(result.words, wav.durationSeconds);
-  const { content, speakerCount } = buildContent(words, input.glossary, diarization);
+  const { content, speakerCount } = buildContent(words, input.glossary, diarization, result.segments);
   return {
     status: 'ready',
     completion: {

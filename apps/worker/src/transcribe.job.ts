@@ -103,6 +103,9 @@ async function runJob(
       speakers: true,
       glossary: true,
       webhookUrl: true,
+      task: true,
+      prompt: true,
+      temperature: true,
     },
   });
   if (!t) {
@@ -138,6 +141,11 @@ async function runJob(
         requestedLanguage: t.requestedLanguage,
         speakers: parseSpeakers(t.speakers),
         glossary: parseGlossary(t.glossary),
+        engineOptions: {
+          task: t.task === 'translate' ? 'translate' : 'transcribe',
+          prompt: t.prompt,
+          temperature: t.temperature,
+        },
         signal,
       },
     );

@@ -95,3 +95,37 @@ describe('column parsing', () => {
     expect(parseGlossary(['a'])).toBeNull();
   });
 });
+
+describe('engine segments', () => {
+  const seg = (start: number, end: number, text: string, tokens: number[]) => ({
+    start,
+    end,
+    text,
+    tokens,
+    avgLogprob: -0.25,
+  });
+
+  it('keep their timing, tokens and log-probability; their text comes from the corrected words', () => {
+    const words = [
+      { start: 0, end: 0.4, text: 'hark' },
+      { start: 0.5, end: 0.9, text: 'rocks.' },
+      { start: 3.8, end: 4.2, text: 'Again.' },
+    ];
+    const segments = [
+      seg(0, 3.8, 'hark rocks.', [50363, 1, 2]),
+      seg(3.8, 5, 'Again.', [3]),
+      seg(5, 6, '', []),
+    ];
+    const { content } = buildContent(words, { hark: 'Hark' }, null, segments);
+    expect(content.segments).toEqual([
+      { start: 0, end: 3.8, text: 'Hark rocks.', tokens: [50363, 1, 2], avgLogprob: -0.25 },
+      { start: 3.8, end: 5, text: 'Again.', tokens: [3], avgLogprob: -0.25 },
+    ]);
+    expect(content.text).toBe('Hark rocks. Again.');
+  });
+
+  it('are not stored when the engine gave none to pass on', () => {
+    expect(buildContent([], null, null).content).not.toHaveProperty('segments');
+    expect(buildContent([], null, null, []).content.segments).toEqual([]);
+  });
+});

@@ -7,7 +7,13 @@ import {
   labelWords,
 } from '@hark/diarization';
 import type { TranscriptContentInput } from '@hark/transcripts';
-import { type Glossary, type TimedWord, applyCorrections, wordsToText } from '@hark/media';
+import {
+  type Glossary,
+  type TimedWord,
+  type WhisperSegment,
+  applyCorrections,
+  wordsToText,
+} from '@hark/media';
 
 /** A word as stored and served (api-spec Transcript `words`). */
 export type TranscriptWord = LabeledWord;
@@ -91,12 +97,61 @@ export function buildContent(
   engineWords: readonly TimedWord[],
   glossary: Glossary | null,
   diarization: DiarizationResult | null,
+  engineSegments?: readonly WhisperSegment[],
 ): { content: TranscriptContentInput; speakerCount: number | null } {
   const corrected = applyCorrections(engineWords, glossary).map((w) => ({
     start: w.start,
     end: w.end,
     text: w.text,
   }));
+  const built = buildLabelled(corrected, diarization);
+  if (engineSegments === undefined) return built;
+  return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, corrected) } };
+}
+
+/** The engine's own segment, as stored for OpenAI's `verbose_json` (never served by Hark's routes). */
+export interface StoredSegment {
+  start: number;
+  end: number;
+  text: string;
+  tokens: number[];
+  avgLogprob: number | null;
+}
+
+/**
+ * The engine's segments with their text rebuilt from the corrected words (so corrections and
+ * the glossary show there too): a word belongs to the last segment starting at or before it.
+ * Segments left without words are dropped.
+ */
+export function segmentsFromWords(
+  segments: readonly WhisperSegment[],
+  words: readonly { start: number; end: number; text: string }[],
+): StoredSegment[] {
+  const groups: { text: string }[][] = segments.map(() => []);
+  let i = 0;
+  for (const word of words) {
+    while (i + 1 < segments.length && (segments[i + 1] as WhisperSegment).start <= word.start) i++;
+    groups[i]?.push(word);
+  }
+  return segments.flatMap((seg, k) => {
+    const group = groups[k] ?? [];
+    if (group.length === 0) return [];
+    return [
+      {
+        start: seg.start,
+        end: seg.end,
+        text: wordsToText(group),
+        tokens: seg.tokens,
+        avgLogprob: seg.avgLogprob,
+      },
+    ];
+  });
+}
+
+function buildLabelled(
+  corrected: { start: number; end: number; text: string }[],
+  diarization: DiarizationResult | null,
+): { content: TranscriptContentInput; speakerCount: number | null } {
   if (!diarization) {
     const words: TranscriptWord[] = corrected.map((w) => ({ ...w, speaker: null }));
     const content = {

@@ -24,13 +24,25 @@ describe('parseWhisperJson', () => {
     ]);
     expect(result.words.at(-1)).toEqual({ start: 10.34, end: 10.76, text: 'country.' });
     expect(result.segments).toEqual([
-      { start: 0, end: 3.8, text: 'And so my fellow Americans,' },
+      {
+        start: 0,
+        end: 3.8,
+        text: 'And so my fellow Americans,',
+        tokens: expect.arrayContaining([50363, 843, 523]),
+        avgLogprob: expect.any(Number),
+      },
       {
         start: 3.8,
         end: 11,
         text: 'ask not what your country can do for you, ask what you can do for your country.',
+        tokens: expect.any(Array),
+        avgLogprob: expect.any(Number),
       },
     ]);
+    // Every token id, [_BEG_] included; the mean log-probability of the text tokens only.
+    expect(result.segments[0]!.tokens[0]).toBe(50363);
+    expect(result.segments[0]!.avgLogprob).toBeLessThan(0);
+    expect(result.segments[0]!.avgLogprob).toBeGreaterThan(-1);
     expect(result.text).toBe(
       'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.',
     );
@@ -76,7 +88,7 @@ describe('parseWhisperJson', () => {
     expect(parseWhisperJson(doc)).toEqual({
       language: 'en',
       words: [],
-      segments: [{ start: 0, end: 1.5, text: 'Hello there.' }],
+      segments: [{ start: 0, end: 1.5, text: 'Hello there.', tokens: [], avgLogprob: null }],
       text: 'Hello there.',
     });
   });

@@ -17,6 +17,10 @@ export interface WhisperSegment {
   start: number;
   end: number;
   text: string;
+  /** Every token id of the segment, special ones included (OpenAI's `tokens`). */
+  tokens: number[];
+  /** Mean natural log of the text tokens' probabilities; null when the writer gave none. */
+  avgLogprob: number | null;
 }
 
 export interface WhisperResult {
@@ -38,6 +42,8 @@ interface RawOffsets {
 interface RawToken {
   text: string;
   offsets?: RawOffsets;
+  id?: number;
+  p?: number | null;
 }
 interface RawSegment {
   text: string;
@@ -63,11 +69,24 @@ export function parseWhisperJson(input: unknown): WhisperResult {
   for (const [i, raw] of transcription.entries()) {
     if (!isSegment(raw)) throw new WhisperOutputError(`whisper output segment ${i} is malformed`);
     const text = collapse(raw.text.replace(NON_SPEECH, ' '));
-    if (HAS_SPEECH.test(text)) segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text });
+    if (HAS_SPEECH.test(text))
+      segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text, ...segmentTokens(raw) });
     words.push(...segmentWords(raw));
   }
   const text = words.length > 0 ? wordsToText(words) : segments.map((s) => s.text).join(' ');
   return { language, words, segments, text };
+}
+
+function segmentTokens(segment: RawSegment): Pick<WhisperSegment, 'tokens' | 'avgLogprob'> {
+  const tokens = segment.tokens ?? [];
+  const logs = tokens
+    .filter((t) => !SPECIAL_TOKEN.test(t.text) && typeof t.p === 'number' && t.p > 0)
+    .map((t) => Math.log(t.p as number));
+  return {
+    tokens: tokens.flatMap((t) => (typeof t.id === 'number' ? [t.id] : [])),
+    avgLogprob:
+      logs.length > 0 ? Math.round((logs.reduce((a, b) => a + b, 0) / logs.length) * 1e6) / 1e6 : null,
+  };
 }
 
 function segmentWords(segment: RawSegment): TimedWord[] {

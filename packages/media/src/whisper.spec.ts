@@ -112,6 +112,38 @@ describe('WhisperEngine', () => {
     expect(make({ beamSize: 16, bestOf: 1, audioContextMargin: 0 })).not.toThrow();
   });
 
+  it('passes translate, the initial prompt and the temperature through, each as its own argument', async () => {
+    const { run, calls } = fakeRun(jfk);
+    await engine(run).transcribe({
+      wavPath: '/tmp/a.wav',
+      task: 'translate',
+      prompt: '-- Hark, "quoted" $(not a shell)',
+      temperature: 0.2,
+    });
+    expect(calls[0]?.args.slice(6, 13)).toEqual([
+      '-l',
+      'auto',
+      '--translate',
+      '--prompt',
+      '-- Hark, "quoted" $(not a shell)',
+      '--temperature',
+      '0.2',
+    ]);
+    expect(calls[0]?.args[13]).toBe('-bs');
+  });
+
+  it('adds no engine options for a plain transcription', async () => {
+    const { run, calls } = fakeRun(jfk);
+    await engine(run).transcribe({
+      wavPath: '/tmp/a.wav',
+      task: 'transcribe',
+      prompt: null,
+      temperature: null,
+    });
+    const args = calls[0]!.args;
+    expect(args.slice(6, args.indexOf('-ojf'))).toEqual(['-l', 'auto', ...decodingArgs(DEFAULT_DECODING)]);
+  });
+
   it('exposes the model name', () => {
     expect(engine(fakeRun(jfk).run).modelName).toBe('whisper-base');
   });

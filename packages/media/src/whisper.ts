@@ -74,6 +74,12 @@ export interface TranscribeInput {
   wavPath: string;
   /** Language code to force; null or absent detects it. */
   language?: string | null;
+  /** `translate`: English text from speech in any language (`--translate`). Default `transcribe`. */
+  task?: 'transcribe' | 'translate';
+  /** Initial prompt: spelling, vocabulary, style of the previous window (`--prompt`). Default none. */
+  prompt?: string | null;
+  /** Sampling temperature 0 to 1 (`--temperature`); the engine still falls back upwards. Default the engine's (0). */
+  temperature?: number | null;
   signal?: AbortSignal;
 }
 
@@ -105,13 +111,24 @@ export class WhisperEngine {
     }
   }
 
-  async transcribe({ wavPath, language, signal }: TranscribeInput): Promise<WhisperResult> {
+  async transcribe({
+    wavPath,
+    language,
+    task,
+    prompt,
+    temperature,
+    signal,
+  }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
     const args = [
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
+      task === 'translate' ? ['--translate'] : [],
+      // One argv entry each (no shell): a prompt is passed through byte for byte.
+      prompt ? ['--prompt', prompt] : [],
+      temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
       decodingArgs(this.decoding),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],

@@ -31,6 +31,8 @@ export interface TranscriptContentInput {
   words: unknown[];
   utterances: unknown[];
   diarizationSegments: unknown[] | null;
+  /** The engine's segments (OpenAI `verbose_json`); absent or null: none kept. */
+  segments?: unknown[] | null;
 }
 
 export interface CompletionInput {
@@ -60,6 +62,7 @@ export async function completeTranscript(db: Db, id: string, input: CompletionIn
         words: input.content.words as Prisma.InputJsonValue,
         utterances: input.content.utterances as Prisma.InputJsonValue,
         diarizationSegments: (input.content.diarizationSegments ?? Prisma.DbNull) as Prisma.InputJsonValue,
+        segments: (input.content.segments ?? Prisma.DbNull) as Prisma.InputJsonValue,
       },
     });
     await tx.transcript.update({

@@ -7,6 +7,7 @@ import {
   ListTranscriptsQuery,
 } from '../schemas/transcript.schemas';
 import { UploadQuery } from '../schemas/upload.schemas';
+import { OPENAI_PATHS, OPENAI_SCHEMAS, OPENAI_TAG } from './openai.paths';
 import {
   HEADERS,
   type HeaderName,
@@ -537,8 +538,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
       { name: 'Webhooks' },
       { name: 'Account' },
       { name: 'Meta', description: 'Health and this document; no key needed.' },
+      OPENAI_TAG,
     ],
-    paths: paths as OpenApiDocument['paths'],
+    paths: { ...paths, ...OPENAI_PATHS } as OpenApiDocument['paths'],
     webhooks,
     components: {
       securitySchemes: {
@@ -555,6 +557,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         ...Object.fromEntries(
           Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, plain(schema)]),
         ),
+        ...OPENAI_SCHEMAS,
       },
     },
   };

@@ -26,6 +26,13 @@ export interface TranscriptServiceConfig {
   isAllowedWebhookUrl(url: string): Promise<boolean>;
 }
 
+/** Engine options the OpenAI-compatible routes set (the JSON/form create never does). */
+export interface TranscriptEngineOptions {
+  task: 'transcribe' | 'translate';
+  prompt: string | null;
+  temperature: number | null;
+}
+
 export interface CreateResult {
   status: 201 | 200;
   transcript: ReturnType<typeof transcriptView>;
@@ -107,7 +114,13 @@ export class TranscriptService {
    * first one's result; a refused request rolls back and stores nothing; a crash before commit
    * leaves nothing behind, after commit the retry finds the transcript.
    */
-  async create(accountId: string, apiKeyId: string, body: unknown, rawIdempotencyKey?: unknown): Promise<CreateResult> {
+  async create(
+    accountId: string,
+    apiKeyId: string,
+    body: unknown,
+    rawIdempotencyKey?: unknown,
+    engine?: TranscriptEngineOptions,
+  ): Promise<CreateResult> {
     const input = await this.validate(body, rawIdempotencyKey);
     const idempotencyKey = rawIdempotencyKey as string | undefined;
     const upload = input.uploadId ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true) : null;
@@ -159,6 +172,7 @@ export class TranscriptService {
           expiresAt: days === null ? null : new Date(now.getTime() + days * 86_400_000),
           rate,
           model: this.cfg.modelName,
+          ...(engine ? { task: engine.task, prompt: engine.prompt, temperature: engine.temperature } : {}),
           audioSha256: upload?.sha256 ?? null,
           createdAt: now,
         },

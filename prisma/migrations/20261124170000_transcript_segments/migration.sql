@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "transcript_contents" ADD COLUMN     "segments" JSONB;
