@@ -150,7 +150,7 @@ export class NeuralDiarizer {
       const minFrames = this.opts.minEmbedSpeech * 100;
       const use = clean.length >= minFrames ? clean : any;
       if (use.length < minFrames) continue;
-      const picked = spread(use, Math.round(this.opts.maxEmbedSpeech * 100));
+      const picked = centre(use, Math.round(this.opts.maxEmbedSpeech * 100));
       const feats = new Float32Array(picked.length * FBANK_DIMS);
       picked.forEach((f, i) => feats.set(fb.subarray(f * FBANK_DIMS, (f + 1) * FBANK_DIMS), i * FBANK_DIMS));
       const embedding = normalise(await this.session.embed(subtractMean(feats), signal));
@@ -185,10 +185,11 @@ export function decode(logProbs: Float32Array, validFrames: number): Uint8Array 
   return act;
 }
 
-/** Evenly spaced subset of at most `max` items. */
-function spread(items: number[], max: number): number[] {
+/** The middle `max` items: frames stay contiguous (CAM++ convolves over time), away from the window edges. */
+function centre(items: number[], max: number): number[] {
   if (items.length <= max) return items;
-  return Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)]!);
+  const from = Math.floor((items.length - max) / 2);
+  return items.slice(from, from + max);
 }
 
 /**
