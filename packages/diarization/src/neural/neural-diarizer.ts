@@ -31,7 +31,7 @@ export interface NeuralDiarizerOptions {
   minEmbedSpeech?: number;
   /** Only local speakers with this much clean (non-overlapped) speech train the clustering. Default 1 s. */
   minClusterSpeech?: number;
-  /** At most this many seconds of a local speaker go into its embedding (evenly spread). Default 6. */
+  /** At most this many seconds of a local speaker (the middle, contiguous frames) go into its embedding. Default 3. */
   maxEmbedSpeech?: number;
   clustering?: EmbeddingClusteringOptions;
 }
@@ -68,7 +68,7 @@ export class NeuralDiarizer {
       batch: options.batch ?? 8,
       minEmbedSpeech: options.minEmbedSpeech ?? 0.3,
       minClusterSpeech: options.minClusterSpeech ?? 1,
-      maxEmbedSpeech: options.maxEmbedSpeech ?? 6,
+      maxEmbedSpeech: options.maxEmbedSpeech ?? 3,
     };
     this.clustering = options.clustering ?? {};
     this.session = new NeuralSession(

@@ -5,7 +5,9 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const ort = require(workerData.ortPath);
-const opts = { intraOpNumThreads: workerData.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' };
+// No memory patterns: CAM++ sees a different frame count on nearly every call, and a pattern
+// cached per input shape would grow without bound on long files.
+const opts = { intraOpNumThreads: workerData.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', enableMemPattern: false };
 const seg = ort.InferenceSession.create(workerData.segmentationPath, opts);
 const emb = ort.InferenceSession.create(workerData.embeddingPath, opts);
 const canceled = new Set();
