@@ -1,84 +1,55 @@
-// DER bench: generates the espeak-ng set, diarizes each file and prints DER (missed, false
-// alarm, confusion), speaker-count accuracy for `speakers: true` and the real-time factor of
-// diarization alone (model loading excluded). Needs espeak-ng and sox.
+// DER bench. One command prints the full table for both pipelines side by side:
 //
-//   pnpm --filter @hark/bench-der bench                      (once bench/* is a workspace)
-//   pnpm exec esbuild bench/der/run.ts --bundle --platform=node --packages=external \
-//     --outfile=bench/der/dist/run.js && node bench/der/dist/run.js [--keep] [--dir DIR]
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-// Relative imports until bench/* joins pnpm-workspace.yaml; then `@hark/diarization`.
-import { createDiarizer, type DiarizationResult, readWav } from '../../packages/diarization/src';
-import { generateScenario } from '../../packages/diarization/test/fixtures/make-audio';
-import { BENCH_SCENARIOS } from '../../packages/diarization/test/fixtures/scenarios';
+//   pnpm --filter @hark/bench-der bench                 real meeting excerpts (the development set)
+//   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
+//   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF and peak RSS
+//
+// Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
+// a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
+// (model loading excluded), 2 onnxruntime threads. Models: HARK_MODELS_DIR (default ../shared/models).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  type Audio,
+  createDiarizer,
+  type DiarizationResult,
+  NeuralDiarizer,
+  readWav,
+} from '@hark/diarization';
+import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
 import { readRttm, type Turn } from './src/rttm';
 
+interface Pipeline {
+  name: string;
+  diarizer: { diarizeAudio(a: Audio, o: { speakers: true | number }): Promise<DiarizationResult>; close(): Promise<void> };
+}
+
+const pipelines = (): Pipeline[] => [
+  { name: 'classic', diarizer: createDiarizer() },
+  { name: 'neural', diarizer: new NeuralDiarizer() },
+];
+
+interface EvalFile {
+  id: string;
+  audio: Audio;
+  reference: Turn[];
+  uem: [number, number];
+}
+
 function toTurns(file: string, result: DiarizationResult): Turn[] {
-  return result.segments.flatMap((s) =>
-    s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })),
-  );
+  return result.segments.flatMap((s) => s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })));
+}
+
+function clip(turns: Turn[], [a, b]: [number, number]): Turn[] {
+  return turns
+    .map((t) => ({ ...t, start: Math.max(a, t.start), end: Math.min(b, t.end) }))
+    .filter((t) => t.end > t.start);
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`.padStart(6);
-
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const dirArg = args.indexOf('--dir');
-  const dir = dirArg >= 0 ? args[dirArg + 1]! : await mkdtemp(join(tmpdir(), 'hark-der-'));
-  const keep = args.includes('--keep') || dirArg >= 0;
-  try {
-    const t0 = performance.now();
-    const files = [];
-    for (const scenario of BENCH_SCENARIOS) files.push(await generateScenario(scenario, dir));
-    console.log(
-      `generated ${files.length} files in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`,
-    );
-
-    const diarizer = createDiarizer();
-    const load = performance.now();
-    await diarizer.diarize(files[0]!.wavPath, { speakers: true }); // loads the ONNX session
-    console.log(
-      `warm-up (model load + first file): ${((performance.now() - load) / 1000).toFixed(2)} s; ${cpus().length} CPUs`,
-    );
-
-    const sums = { est: zero(), oracle: zero() };
-    let audioSeconds = 0;
-    let diarizeSeconds = 0;
-    let countsRight = 0;
-    console.log('\nfile              dur   ref est |   DER   miss     FA   conf | oracle-count DER');
-    for (const file of files) {
-      const reference = await readRttm(file.rttmPath);
-      const refCount = new Set(reference.map((t) => t.speaker)).size;
-      const duration = (await readWav(file.wavPath)).samples.length / 16000;
-      const start = performance.now();
-      const estimated = await diarizer.diarize(file.wavPath, { speakers: true });
-      diarizeSeconds += (performance.now() - start) / 1000;
-      audioSeconds += duration;
-      const oracle = await diarizer.diarize(file.wavPath, { speakers: refCount });
-      const e = fileDer(reference, toTurns(file.id, estimated));
-      const o = fileDer(reference, toTurns(file.id, oracle));
-      add(sums.est, e);
-      add(sums.oracle, o);
-      if (estimated.speakerCount === refCount) countsRight++;
-      console.log(
-        `${file.id.padEnd(16)} ${duration.toFixed(1).padStart(5)} ${String(refCount).padStart(5)} ${String(estimated.speakerCount).padStart(3)} | ${pct(e.der)} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(o.der)}`,
-      );
-    }
-    const e = sums.est;
-    const o = sums.oracle;
-    console.log(
-      `${'TOTAL'.padEnd(16)} ${audioSeconds.toFixed(0).padStart(5)}           | ${pct(rate(e.missed + e.falseAlarm + e.confusion, e))} ${pct(rate(e.missed, e))} ${pct(rate(e.falseAlarm, e))} ${pct(rate(e.confusion, e))} | ${pct(rate(o.missed + o.falseAlarm + o.confusion, o))}`,
-    );
-    console.log(`\nspeaker count right (speakers: true): ${countsRight}/${files.length}`);
-    console.log(
-      `real-time factor (speakers: true, diarization only): ${(diarizeSeconds / audioSeconds).toFixed(4)} (${diarizeSeconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio)`,
-    );
-  } finally {
-    if (!keep) await rm(dir, { recursive: true, force: true });
-  }
-}
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 type Sum = Pick<DerResult, 'total' | 'missed' | 'falseAlarm' | 'confusion'>;
 const zero = (): Sum => ({ total: 0, missed: 0, falseAlarm: 0, confusion: 0 });
@@ -89,6 +60,118 @@ function add(sum: Sum, r: Sum): void {
   sum.confusion += r.confusion;
 }
 const rate = (x: number, r: Sum): number => (r.total > 0 ? x / r.total : 0);
+const der = (r: Sum): number => rate(r.missed + r.falseAlarm + r.confusion, r);
+
+async function readEvalSet(dir: string): Promise<EvalFile[]> {
+  const manifest = (await readFile(join(dir, 'manifest.tsv'), 'utf8')).trim().split('\n').slice(1);
+  const files: EvalFile[] = [];
+  for (const line of manifest) {
+    const [wav, , , , , rttm, uem] = line.split('\t');
+    const id = wav!.replace(/\.wav$/, '');
+    const [, , a, b] = (await readFile(join(dir, uem!), 'utf8')).trim().split(/\s+/);
+    files.push({ id, audio: await readWav(join(dir, wav!)), reference: await readRttm(join(dir, rttm!)), uem: [Number(a), Number(b)] });
+  }
+  return files;
+}
+
+async function scoreSet(files: EvalFile[], title: string): Promise<void> {
+  console.log(`${title}: ${files.length} files; ${cpus().length} CPUs; load average ${load()}`);
+  const rows: string[] = [];
+  const summary: string[] = [];
+  for (const { name, diarizer } of pipelines()) {
+    await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
+    const sums = { c0: zero(), c25: zero() };
+    let audioSeconds = 0;
+    let seconds = 0;
+    let countsRight = 0;
+    for (const f of files) {
+      const refCount = new Set(f.reference.map((t) => t.speaker)).size;
+      const start = performance.now();
+      const result = await diarizer.diarizeAudio(f.audio, { speakers: true });
+      seconds += (performance.now() - start) / 1000;
+      audioSeconds += f.audio.samples.length / 16000;
+      const ref = clip(f.reference, f.uem);
+      const sys = clip(toTurns(f.id, result), f.uem);
+      const e0 = fileDer(ref, sys, { collar: 0 });
+      const e25 = fileDer(ref, sys, { collar: 0.25 });
+      add(sums.c0, e0);
+      add(sums.c25, e25);
+      if (result.speakerCount === refCount) countsRight++;
+      rows.push(
+        `${name.padEnd(8)} ${f.id.padEnd(10)} ${String(refCount).padStart(3)} ${String(result.speakerCount).padStart(3)} | ${pct(e0.der)} ${pct(rate(e0.missed, e0))} ${pct(rate(e0.falseAlarm, e0))} ${pct(rate(e0.confusion, e0))} | ${pct(e25.der)}`,
+      );
+    }
+    const { c0, c25 } = sums;
+    rows.push(
+      `${name.padEnd(8)} ${'TOTAL'.padEnd(10)}         | ${pct(der(c0))} ${pct(rate(c0.missed, c0))} ${pct(rate(c0.falseAlarm, c0))} ${pct(rate(c0.confusion, c0))} | ${pct(der(c25))}`,
+    );
+    summary.push(
+      `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)`,
+    );
+    await diarizer.close();
+  }
+  console.log('\npipeline file       ref est | DER(0)   miss     FA   conf | DER(.25)');
+  for (const r of rows) console.log(r);
+  console.log('');
+  for (const s of summary) console.log(s);
+  console.log(`load average after: ${load()}`);
+}
+
+async function espeakSet(dir: string): Promise<EvalFile[]> {
+  const files: EvalFile[] = [];
+  for (const scenario of BENCH_SCENARIOS) {
+    const g = await generateScenario(scenario, dir);
+    const audio = await readWav(g.wavPath);
+    files.push({ id: g.id, audio, reference: await readRttm(g.rttmPath), uem: [0, audio.samples.length / 16000] });
+  }
+  return files;
+}
+
+/** Real speech repeated to `minutes` (the four excerpts in turn, each pass at a different gain). */
+async function longFile(evalDir: string, minutes: number): Promise<Audio> {
+  const parts = (await readEvalSet(evalDir)).map((f) => f.audio.samples);
+  const total = minutes * 60 * 16000;
+  const samples = new Float32Array(total);
+  for (let at = 0, i = 0; at < total; i++) {
+    const part = parts[i % parts.length]!;
+    const gain = 0.6 + 0.4 * ((i * 7) % 5) / 4;
+    const n = Math.min(part.length, total - at);
+    for (let j = 0; j < n; j++) samples[at + j] = part[j]! * gain;
+    at += n;
+  }
+  return { samples, sampleRate: 16000 };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(__dirname, '../../../shared/eval/diar');
+  const longAt = args.indexOf('--long');
+  if (longAt >= 0) {
+    const minutes = Number(args[longAt + 1] ?? 60);
+    const which = args.includes('--classic') ? 'classic' : 'neural';
+    const audio = await longFile(evalDir, minutes);
+    const p = pipelines().find((x) => x.name === which)!;
+    const rssBefore = process.memoryUsage().rss;
+    const start = performance.now();
+    const result = await p.diarizer.diarizeAudio(audio, { speakers: true });
+    const seconds = (performance.now() - start) / 1000;
+    console.log(
+      `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers, ${result.segments.length} segments; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
+    );
+    await p.diarizer.close();
+    return;
+  }
+  if (args.includes('--espeak')) {
+    const dir = await mkdtemp(join(tmpdir(), 'hark-der-'));
+    try {
+      await scoreSet(await espeakSet(dir), 'espeak-ng plumbing set');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return;
+  }
+  await scoreSet(await readEvalSet(evalDir), `real meeting excerpts (${evalDir})`);
+}
 
 main().catch((err: unknown) => {
   console.error(err);

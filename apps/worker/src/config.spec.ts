@@ -55,6 +55,16 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);
   });
 
+  it('picks the diarizer: neural by default, classic on request; models from HARK_MODELS_DIR', () => {
+    const c = loadWorkerConfig(base);
+    expect(c.diarizer.kind).toBe('neural');
+    expect(c.diarizer.modelsDir).toMatch(/shared\/models$/);
+    expect(c.diarizer.threads).toBeGreaterThanOrEqual(1);
+    const classic = loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic', HARK_MODELS_DIR: '/m' });
+    expect(classic.diarizer).toMatchObject({ kind: 'classic', modelsDir: '/m' });
+    expect(() => loadWorkerConfig({ ...base, HARK_DIARIZER: 'pyannote' })).toThrow(/HARK_DIARIZER/);
+  });
+
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {
     expect(
       loadWorkerConfig({ ...base, WHISPER_MODEL: '/m/for-tests-ggml-base.en.bin' }).whisper.modelName,

@@ -7,8 +7,8 @@ import {
   bool,
   commonConfig,
   int,
-  oneOf,
   modelNameFromPath,
+  oneOf,
   optStr,
   str,
 } from '@hark/core';
@@ -52,8 +52,18 @@ export interface QueueTuning {
   maxStalledCount: number;
 }
 
+export interface DiarizerConfig {
+  /** `HARK_DIARIZER`: `neural` (segmentation-3.0 + CAM++, overlap-aware) or `classic` (Silero VAD + MFCC + BIC). Default neural. */
+  kind: 'neural' | 'classic';
+  /** `HARK_MODELS_DIR`: holds `diarization/segmentation-3.0.onnx` and `diarization/campplus.onnx`. Default `<repo>/../shared/models`. */
+  modelsDir: string;
+  /** `HARK_DIARIZER_THREADS`: onnxruntime threads of the neural diarizer. Default min(2, cores). */
+  threads: number;
+}
+
 export interface WorkerConfig extends CommonConfig {
   whisper: WhisperConfig;
+  diarizer: DiarizerConfig;
   queue: QueueTuning;
   /** `HARK_MAX_AUDIO_SECONDS`: longer audio fails `audio_too_long`. Default 36 000 (10 h). */
   maxAudioSeconds: number;
@@ -120,6 +130,11 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
         ),
         decodeThreads: int(env, 'WHISPER_DECODE_THREADS', DEFAULT_DECODING.decodeThreads, 0, 256),
       },
+    },
+    diarizer: {
+      kind: oneOf(env, 'HARK_DIARIZER', ['neural', 'classic'] as const, 'neural'),
+      modelsDir: path.resolve(str(env, 'HARK_MODELS_DIR', path.join(REPO_ROOT, '../shared/models'))),
+      threads: int(env, 'HARK_DIARIZER_THREADS', Math.min(2, availableParallelism()), 1, 64),
     },
     queue: {
       concurrency,

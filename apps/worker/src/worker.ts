@@ -1,5 +1,5 @@
 import type { Db } from '@hark/db';
-import { createDiarizer } from '@hark/diarization';
+import { createDiarizer, NeuralDiarizer } from '@hark/diarization';
 import { type GuardedClient, createGuardedClient } from '@hark/http';
 import { WhisperEngine } from '@hark/media';
 import {
@@ -37,7 +37,7 @@ export interface WorkerDeps {
   blobs?: BlobStore;
   /** Default: WhisperEngine from `config.whisper`. */
   engine?: Engine;
-  /** Default: @hark/diarization's pipeline (Silero VAD, loaded on first use). */
+  /** Default: per `config.diarizer` (HARK_DIARIZER), models loaded on first use. */
   diarizer?: SpeakerDiarizer & { close?(): Promise<void> };
   /** Default: a guarded got client (`allowPrivate` from ALLOW_PRIVATE_URLS). */
   http?: GuardedClient;
@@ -62,7 +62,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config, db, redis, logger } = deps;
   const blobs = deps.blobs ?? new LocalBlobStore(config.storageDir);
   const engine = deps.engine ?? new WhisperEngine({ ...config.whisper, tmpDir: config.tmpDir });
-  const diarizer = deps.diarizer ?? createDiarizer();
+  const diarizer =
+    deps.diarizer ??
+    (config.diarizer.kind === 'neural'
+      ? new NeuralDiarizer({ modelsDir: config.diarizer.modelsDir, threads: config.diarizer.threads })
+      : createDiarizer());
   const http =
     deps.http ??
     createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });

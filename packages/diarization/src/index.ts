@@ -31,3 +31,5 @@ export {
   type UtteranceOptions,
   type Word,
 } from './words';
+export { NeuralDiarizer, defaultModelsDir, type NeuralDiarizerOptions } from './neural/neural-diarizer';
+export type { EmbeddingClusteringOptions } from './neural/embedding-clustering';

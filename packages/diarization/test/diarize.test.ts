@@ -5,7 +5,7 @@ import { buildUtterances, createDiarizer, type DiarizationResult, labelWords, ty
 import { type GeneratedAudio, generateScenario, scriptWords, type TimedTurn } from './fixtures/make-audio';
 import { TEST_SCENARIOS } from './fixtures/scenarios';
 
-// Real pipeline (Silero VAD through onnxruntime-node) on espeak-ng speech generated into a temp
+// The classic pipeline (Silero VAD through onnxruntime-node) on espeak-ng speech generated into a temp
 // folder; needs espeak-ng and sox. Script speakers are named A, B, C in order of first turn,
 // so the expected diarization labels equal the script's.
 

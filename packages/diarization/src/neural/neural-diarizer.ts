@@ -1,0 +1,248 @@
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Audio, readWav } from '../audio/wav-reader';
+import { countBounds } from '../clustering/count-bounds';
+import type { DiarizationResult, DiarizeOptions } from '../diarizer';
+import { relabel, type Segment } from '../timeline';
+import { assignWindow, type EmbeddingClusteringOptions, normalise, speakerCentroids } from './embedding-clustering';
+import { Fbank, FBANK_DIMS, FRAME_SHIFT, subtractMean } from './fbank';
+import { NeuralSession } from './onnx-session';
+
+const SAMPLE_RATE = 16000;
+/** segmentation-3.0: 10 s windows, 589 frames every 270 samples, 991-sample receptive field. */
+const WINDOW = 160_000;
+const SEG_FRAMES = 589;
+const SEG_STEP = 270;
+const SEG_HALF_FIELD = 991 / 2;
+const LOCAL = 3;
+/** Powerset class -> local speakers (itertools.combinations order, as pyannote's Powerset). */
+const POWERSET: number[][] = [[], [0], [1], [2], [0, 1], [0, 2], [1, 2]];
+
+export interface NeuralDiarizerOptions {
+  /** Folder holding diarization/segmentation-3.0.onnx and diarization/campplus.onnx. Default: HARK_MODELS_DIR, else <repo>/../shared/models. */
+  modelsDir?: string;
+  /** Segmentation window step in seconds. Default 2 (80% overlap; see README). */
+  step?: number;
+  /** onnxruntime intra-op threads. Default min(2, cores). */
+  threads?: number;
+  /** Windows per segmentation batch. Default 8. */
+  batch?: number;
+  /** A local speaker is embedded from at least this much speech, in seconds (clean speech preferred). Default 0.3. */
+  minEmbedSpeech?: number;
+  /** Only local speakers with this much clean (non-overlapped) speech train the clustering. Default 1 s. */
+  minClusterSpeech?: number;
+  /** At most this many seconds of a local speaker (the middle, contiguous frames) go into its embedding. Default 3. */
+  maxEmbedSpeech?: number;
+  clustering?: EmbeddingClusteringOptions;
+}
+
+export function defaultModelsDir(): string {
+  return process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../../../shared/models');
+}
+
+interface LocalSpeaker {
+  window: number;
+  local: number;
+  embedding: Float32Array;
+  clean: number;
+}
+
+/**
+ * Overlap-aware diarization in the manner of pyannote's: sliding 10 s segmentation-3.0 windows,
+ * powerset decoding to up to 3 local speakers per window, one CAM++ embedding per (window, local
+ * speaker) from the frames where that speaker speaks alone, global clustering, and a timeline
+ * rebuilt from the per-window activations with the per-frame speaker count (two speakers in
+ * overlapped speech). Same surface as `Diarizer`.
+ */
+export class NeuralDiarizer {
+  private readonly session: NeuralSession;
+  private readonly opts: Required<Omit<NeuralDiarizerOptions, 'modelsDir' | 'clustering'>>;
+  private readonly clustering: EmbeddingClusteringOptions;
+  private readonly fbank = new Fbank();
+
+  constructor(options: NeuralDiarizerOptions = {}) {
+    const dir = join(options.modelsDir ?? defaultModelsDir(), 'diarization');
+    this.opts = {
+      step: options.step ?? 2,
+      threads: options.threads ?? Math.min(2, availableParallelism()),
+      batch: options.batch ?? 8,
+      minEmbedSpeech: options.minEmbedSpeech ?? 0.3,
+      minClusterSpeech: options.minClusterSpeech ?? 1,
+      maxEmbedSpeech: options.maxEmbedSpeech ?? 3,
+    };
+    this.clustering = options.clustering ?? {};
+    this.session = new NeuralSession(
+      { segmentation: join(dir, 'segmentation-3.0.onnx'), embedding: join(dir, 'campplus.onnx') },
+      this.opts.threads,
+    );
+  }
+
+  async diarize(wavPath: string, options: DiarizeOptions): Promise<DiarizationResult> {
+    return this.diarizeAudio(await readWav(wavPath), options);
+  }
+
+  async diarizeAudio(audio: Audio, { speakers, signal }: DiarizeOptions): Promise<DiarizationResult> {
+    if (audio.sampleRate !== SAMPLE_RATE) throw new Error(`diarization needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
+    const bounds = countBounds(speakers);
+    signal?.throwIfAborted();
+    const samples = audio.samples;
+    const starts = windowStarts(samples.length, Math.round(this.opts.step * SAMPLE_RATE));
+    // Per window, 589 x 3 hard activations (1 byte each: 2 MB per hour at a 2 s step).
+    const activity: Uint8Array[] = [];
+    const locals: LocalSpeaker[] = [];
+    for (let b = 0; b < starts.length; b += this.opts.batch) {
+      const batchStarts = starts.slice(b, b + this.opts.batch);
+      const input = new Float32Array(batchStarts.length * WINDOW);
+      batchStarts.forEach((s, i) => input.set(samples.subarray(s, s + WINDOW), i * WINDOW));
+      const logProbs = await this.session.segment(input, batchStarts.length, signal);
+      for (let i = 0; i < batchStarts.length; i++) {
+        const w = b + i;
+        const valid = Math.min(SEG_FRAMES, frameCount(samples.length - batchStarts[i]!));
+        activity.push(decode(logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7), valid));
+        locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, signal)));
+      }
+    }
+    signal?.throwIfAborted();
+    const train = locals.filter((l) => l.clean >= this.opts.minClusterSpeech);
+    const centroids = speakerCentroids((train.length >= 2 ? train : locals).map((l) => l.embedding), bounds, this.clustering);
+    if (centroids.length === 0) return { segments: [], speakerCount: 0 };
+    // Local speaker -> global cluster, distinct within a window.
+    const assignment = starts.map(() => new Int32Array(LOCAL).fill(-1));
+    for (let i = 0; i < locals.length; ) {
+      let j = i;
+      while (j < locals.length && locals[j]!.window === locals[i]!.window) j++;
+      const group = locals.slice(i, j);
+      const labels = assignWindow(group.map((l) => l.embedding), centroids);
+      group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
+      i = j;
+    }
+    const segments = reconstruct(starts, activity, assignment, centroids.length, samples.length);
+    const named = relabel(segments);
+    return { segments: named, speakerCount: new Set(named.flatMap((s) => s.speakers)).size };
+  }
+
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
+  /** CAM++ embeddings of the window's local speakers, from their clean frames where there are enough. */
+  private async embedWindow(
+    samples: Float32Array,
+    start: number,
+    window: number,
+    act: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<LocalSpeaker[]> {
+    const end = Math.min(samples.length, start + WINDOW);
+    const fb = this.fbank.compute(samples.subarray(start, end));
+    const frames = fb.length / FBANK_DIMS;
+    const out: LocalSpeaker[] = [];
+    for (let s = 0; s < LOCAL; s++) {
+      const clean: number[] = [];
+      const any: number[] = [];
+      for (let f = 0; f < frames; f++) {
+        const centre = f * FRAME_SHIFT + 200;
+        const sf = Math.min(SEG_FRAMES - 1, Math.max(0, Math.round((centre - SEG_HALF_FIELD) / SEG_STEP)));
+        if (!act[sf * LOCAL + s]) continue;
+        any.push(f);
+        if (act[sf * LOCAL + ((s + 1) % LOCAL)] === 0 && act[sf * LOCAL + ((s + 2) % LOCAL)] === 0) clean.push(f);
+      }
+      const minFrames = this.opts.minEmbedSpeech * 100;
+      const use = clean.length >= minFrames ? clean : any;
+      if (use.length < minFrames) continue;
+      const picked = centre(use, Math.round(this.opts.maxEmbedSpeech * 100));
+      const feats = new Float32Array(picked.length * FBANK_DIMS);
+      picked.forEach((f, i) => feats.set(fb.subarray(f * FBANK_DIMS, (f + 1) * FBANK_DIMS), i * FBANK_DIMS));
+      const embedding = normalise(await this.session.embed(subtractMean(feats), signal));
+      out.push({ window, local: s, embedding, clean: clean.length / 100 });
+    }
+    return out;
+  }
+}
+
+/** Window starts every `step` samples, plus one aligned to the end; one (zero-padded) window for short audio. */
+export function windowStarts(length: number, step: number): number[] {
+  if (length <= WINDOW) return [0];
+  const starts: number[] = [];
+  for (let s = 0; s + WINDOW <= length; s += step) starts.push(s);
+  if (starts[starts.length - 1]! + WINDOW < length) starts.push(length - WINDOW);
+  return starts;
+}
+
+/** Segmentation frames whose receptive field starts inside `samples` samples. */
+function frameCount(samples: number): number {
+  return Math.max(0, Math.ceil(samples / SEG_STEP));
+}
+
+/** Hard powerset decoding: argmax class per frame -> 0/1 activity of the 3 local speakers. */
+export function decode(logProbs: Float32Array, validFrames: number): Uint8Array {
+  const act = new Uint8Array(SEG_FRAMES * LOCAL);
+  for (let f = 0; f < validFrames; f++) {
+    let best = 0;
+    for (let c = 1; c < 7; c++) if (logProbs[f * 7 + c]! > logProbs[f * 7 + best]!) best = c;
+    for (const s of POWERSET[best]!) act[f * LOCAL + s] = 1;
+  }
+  return act;
+}
+
+/** The middle `max` items: frames stay contiguous (CAM++ convolves over time), away from the window edges. */
+function centre(items: number[], max: number): number[] {
+  if (items.length <= max) return items;
+  const from = Math.floor((items.length - max) / 2);
+  return items.slice(from, from + max);
+}
+
+/**
+ * pyannote's reconstruction on the global 16.875 ms frame grid: each global speaker's score is
+ * the mean, over the windows covering a frame, of its assigned local speakers' activity; the
+ * frame's speaker count is the rounded mean local count; the frame gets that many speakers, best
+ * scores first. Runs of equal speaker sets become segments.
+ */
+export function reconstruct(
+  starts: number[],
+  activity: Uint8Array[],
+  assignment: Int32Array[],
+  k: number,
+  length: number,
+): Segment<number>[] {
+  const total = Math.ceil(length / SEG_STEP);
+  const score = new Float32Array(total * k);
+  const countSum = new Float32Array(total);
+  const covered = new Uint16Array(total);
+  starts.forEach((start, w) => {
+    const offset = Math.round(start / SEG_STEP);
+    const act = activity[w]!;
+    const map = assignment[w]!;
+    for (let f = 0; f < SEG_FRAMES; f++) {
+      const g = offset + f;
+      if (g >= total || f * SEG_STEP >= length - start) break;
+      covered[g]!++;
+      for (let s = 0; s < LOCAL; s++) {
+        if (!act[f * LOCAL + s]) continue;
+        countSum[g]!++;
+        if (map[s]! >= 0) score[g * k + map[s]!]! += 1;
+      }
+    }
+  });
+  const segments: Segment<number>[] = [];
+  let current: Segment<number> | undefined;
+  const frameTime = (g: number) => (g * SEG_STEP + SEG_HALF_FIELD) / SAMPLE_RATE;
+  for (let g = 0; g < total; g++) {
+    const n = covered[g]! > 0 ? Math.round(countSum[g]! / covered[g]!) : 0;
+    const speakers: number[] = [];
+    if (n > 0) {
+      const order = Array.from({ length: k }, (_, c) => c).filter((c) => score[g * k + c]! > 0);
+      order.sort((a, b) => score[g * k + b]! - score[g * k + a]!);
+      speakers.push(...order.slice(0, n).sort((a, b) => a - b));
+    }
+    const t0 = Math.max(0, frameTime(g) - SEG_STEP / 2 / SAMPLE_RATE);
+    const t1 = Math.min(length / SAMPLE_RATE, frameTime(g) + SEG_STEP / 2 / SAMPLE_RATE);
+    if (current && current.speakers.join() === speakers.join()) current.end = t1;
+    else {
+      if (current && current.speakers.length > 0) segments.push(current);
+      current = { start: t0, end: t1, speakers };
+    }
+  }
+  if (current && current.speakers.length > 0) segments.push(current);
+  return segments;
+}

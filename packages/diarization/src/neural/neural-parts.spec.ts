@@ -1,0 +1,66 @@
+import { assignWindow, normalise, speakerCentroids } from './embedding-clustering';
+import { decode, reconstruct, windowStarts } from './neural-diarizer';
+
+const FRAMES = 589;
+
+/** Log-probabilities that put every frame in `classOf(frame)`. */
+function logProbs(classOf: (f: number) => number): Float32Array {
+  const out = new Float32Array(FRAMES * 7).fill(-10);
+  for (let f = 0; f < FRAMES; f++) out[f * 7 + classOf(f)] = -0.01;
+  return out;
+}
+
+describe('neural pipeline parts', () => {
+  it('windows every step plus one aligned to the end; one window for short audio', () => {
+    expect(windowStarts(100_000, 32_000)).toEqual([0]);
+    expect(windowStarts(160_000, 32_000)).toEqual([0]);
+    expect(windowStarts(230_000, 32_000)).toEqual([0, 32_000, 64_000, 70_000]);
+    expect(windowStarts(224_000, 32_000)).toEqual([0, 32_000, 64_000]);
+  });
+
+  it('decodes the powerset classes to local speakers, overlap classes to two', () => {
+    const act = decode(logProbs((f) => [0, 1, 2, 3, 4, 5, 6][f % 7]!), FRAMES);
+    const at = (f: number) => Array.from(act.subarray(f * 3, f * 3 + 3));
+    expect([0, 1, 2, 3, 4, 5, 6].map(at)).toEqual([
+      [0, 0, 0],
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+      [1, 1, 0],
+      [1, 0, 1],
+      [0, 1, 1],
+    ]);
+    // Frames past the audio stay silent.
+    expect(Array.from(decode(logProbs(() => 1), 10).subarray(30))).toEqual(new Array(FRAMES * 3 - 30).fill(0));
+  });
+
+  it('rebuilds a timeline where overlapped frames carry two speakers', () => {
+    // One window: local A alone on frames 0-199, A+B on 200-299, B alone on 300-588.
+    const act = decode(logProbs((f) => (f < 200 ? 1 : f < 300 ? 4 : 2)), FRAMES);
+    const segments = reconstruct([0], [act], [Int32Array.of(5, 1, -1)], 6, 160_000);
+    expect(segments.map((s) => s.speakers)).toEqual([[5], [1, 5], [1]]);
+    expect(segments[1]!.start).toBeCloseTo((200 * 270 + 991 / 2 - 135) / 16000, 2);
+    expect(segments[2]!.end).toBeGreaterThan(9.95); // the last frame's centre is 9.953 s
+  });
+
+  it('clusters embeddings into the asked count and gives one window distinct speakers', () => {
+    const voice = (axis: number, jitter: number) => {
+      const v = new Float32Array(8).fill(0.05);
+      v[axis] = 1;
+      v[(axis + 1) % 8] = jitter;
+      return normalise(v);
+    };
+    const embeddings = [0, 1, 2].flatMap((axis) => Array.from({ length: 10 }, (_, i) => voice(axis, i / 40)));
+    expect(speakerCentroids(embeddings, { min: 1, max: 20 })).toHaveLength(3);
+    expect(speakerCentroids(embeddings, { min: 2, max: 2 })).toHaveLength(2);
+    expect(speakerCentroids(embeddings, { min: 4, max: 6 })).toHaveLength(4);
+    expect(speakerCentroids(embeddings, { min: 1, max: 20 }, { maxCluster: 9 })).toHaveLength(3);
+    const centroids = speakerCentroids(embeddings, { min: 3, max: 3 });
+    const a = voice(0, 0);
+    const best = assignWindow([a], centroids)[0]!;
+    // Two local speakers that both sound like `a` still get two different speakers.
+    const [x, y] = assignWindow([a, a], centroids);
+    expect(x).toBe(best);
+    expect(y).not.toBe(best);
+  });
+});

@@ -1,0 +1,111 @@
+import { resolve } from 'node:path';
+import { buildUtterances, labelWords, NeuralDiarizer, readWav, type Audio, type Segment } from '../src';
+
+// The neural pipeline (segmentation-3.0 + CAM++ from HARK_MODELS_DIR) on real meeting excerpts
+// with human reference turns (HARK_EVAL_DIR, default <repo>/../shared/eval/diar). Synthetic
+// espeak voices are one synthesiser to a speaker-embedding model, so they are no test of it.
+
+// Each call is a few seconds of CPU (more on a loaded machine); the count test makes five.
+jest.setTimeout(240_000);
+
+const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(__dirname, '../../../../shared/eval/diar');
+const diarizer = new NeuralDiarizer();
+afterAll(() => diarizer.close());
+
+interface Ref {
+  start: number;
+  end: number;
+  speaker: string;
+}
+
+async function load(id: string): Promise<{ audio: Audio; ref: Ref[] }> {
+  const { readFile } = await import('node:fs/promises');
+  const ref = (await readFile(`${evalDir}/${id}.rttm`, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => l.split(/\s+/))
+    .map((f) => ({ start: Number(f[3]), end: Number(f[3]) + Number(f[4]), speaker: f[7]! }));
+  return { audio: await readWav(`${evalDir}/${id}.wav`), ref };
+}
+
+const activeAt = (ref: Ref[], t: number): string[] => ref.filter((r) => r.start <= t && t < r.end).map((r) => r.speaker);
+
+/** Pseudo-words of 0.3 s every 0.5 s where exactly one reference speaker talks. */
+function wordsOf(ref: Ref[], duration: number) {
+  const words: { start: number; end: number; text: string; ref: string }[] = [];
+  for (let t = 0; t + 0.3 <= duration; t += 0.5) {
+    const [a, b] = [activeAt(ref, t), activeAt(ref, t + 0.3)];
+    if (a.length === 1 && b.length === 1 && a[0] === b[0]) words.push({ start: t, end: t + 0.3, text: 'w', ref: a[0]! });
+  }
+  return words;
+}
+
+const seconds = (segments: Segment[], keep: (s: Segment) => boolean): number =>
+  segments.filter(keep).reduce((sum, s) => sum + s.end - s.start, 0);
+
+describe('neural diarization on real meeting speech', () => {
+  it('two speakers (trn03): estimates 2 and labels the words of each turn', async () => {
+    const { audio, ref } = await load('trn03');
+    const result = await diarizer.diarizeAudio(audio, { speakers: true });
+    expect(result.speakerCount).toBe(2);
+    const words = labelWords(wordsOf(ref, 30), result.segments);
+    // Best one-to-one mapping of the two names: the dominant speaker's name is the one most of its words get.
+    const agree = words.filter((w) => w.speaker === (w.ref === 'MÉO069' ? dominant(words, 'MÉO069') : other(words, 'MÉO069'))).length;
+    expect(agree / words.length).toBeGreaterThan(0.9);
+    const utterances = buildUtterances(words, result.segments);
+    expect(utterances.filter((u) => u.start > 3).every((u) => !u.overlap)).toBe(true);
+  });
+
+  it('overlapped speech (trn09): segments with two speakers where two talk, utterances flagged', async () => {
+    const { audio, ref } = await load('trn09');
+    const result = await diarizer.diarizeAudio(audio, { speakers: true });
+    const both = result.segments.filter((s) => s.speakers.length === 2);
+    expect(both.length).toBeGreaterThan(0);
+    expect(both.every((s) => s.speakers[0] !== s.speakers[1])).toBe(true);
+    const total = seconds(result.segments, (s) => s.speakers.length === 2);
+    expect(total).toBeGreaterThan(2);
+    // Most of the two-speaker time is real overlap in the reference.
+    let inRef = 0;
+    for (const s of both)
+      for (let t = s.start; t < s.end; t += 0.01) if (activeAt(ref, t).length >= 2) inRef += 0.01;
+    expect(inRef / total).toBeGreaterThan(0.7);
+    const utterances = buildUtterances(labelWords(wordsOf(ref, 30), result.segments), result.segments);
+    expect(utterances.some((u) => u.overlap)).toBe(true);
+  });
+
+  it('honours an exact count and a range', async () => {
+    const { audio } = await load('trn06');
+    const count = async (speakers: Parameters<typeof diarizer.diarizeAudio>[1]['speakers']) =>
+      (await diarizer.diarizeAudio(audio, { speakers })).speakerCount;
+    expect(await count(1)).toBe(1);
+    expect(await count(2)).toBe(2);
+    expect(await count(3)).toBe(3);
+    expect(await count({ min: 1, max: 1 })).toBe(1);
+    expect(await count({ min: 3, max: 5 })).toBe(3);
+  });
+
+  it('stops on abort with the signal reason, and keeps working afterwards', async () => {
+    const { audio } = await load('trn05');
+    const controller = new AbortController();
+    const reason = new Error('transcript canceled');
+    const run = diarizer.diarizeAudio(audio, { speakers: true, signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(run).rejects.toBe(reason);
+    expect((await diarizer.diarizeAudio(audio, { speakers: 2 })).speakerCount).toBe(2);
+  });
+
+  it('finds nobody in silence', async () => {
+    const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
+    expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({ segments: [], speakerCount: 0 });
+  });
+});
+
+function dominant(words: { speaker: string | null; ref: string }[], ref: string): string | null {
+  const counts = new Map<string | null, number>();
+  for (const w of words) if (w.ref === ref) counts.set(w.speaker, (counts.get(w.speaker) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+}
+function other(words: { speaker: string | null; ref: string }[], ref: string): string | null {
+  const d = dominant(words, ref);
+  return words.map((w) => w.speaker).find((s) => s !== d) ?? null;
+}
