@@ -957,7 +957,8 @@ const scenarios: Scenario[] = [
       );
       exits.dispatcher = await stop(d);
       d = await dispatcher(env);
-      if (!(await settle([acct.accountId]))) problems.push('did not settle');
+      // 40 real transcriptions after three restarts: give a loaded machine twice the usual time.
+      if (!(await settle([acct.accountId], 2 * SETTLE_MS))) problems.push('did not settle');
       for (const [k, v] of Object.entries(exits)) if (v !== 0) problems.push(`${k} exited ${v}`);
       const counts = await statusCounts([acct.accountId]);
       if ((counts.done ?? 0) !== rows) problems.push(`done ${counts.done ?? 0} of ${rows}`);

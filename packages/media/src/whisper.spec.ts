@@ -129,7 +129,8 @@ describe('WhisperEngine', () => {
       '--temperature',
       '0.2',
     ]);
-    expect(calls[0]?.args[13]).toBe('-bs');
+    // Whole windows for a translation: no fitted audio context.
+    expect(calls[0]!.args.slice(13, calls[0]!.args.indexOf('-ojf'))).toEqual(['-bs', '1', '-bo', '5', '-sns']);
   });
 
   it('adds no engine options for a plain transcription', async () => {

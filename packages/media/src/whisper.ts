@@ -129,7 +129,9 @@ export class WhisperEngine {
       // One argv entry each (no shell): a prompt is passed through byte for byte.
       prompt ? ['--prompt', prompt] : [],
       temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
-      decodingArgs(this.decoding),
+      // The fitted audio context was measured on transcription only; translation keeps whole
+      // windows (on a short German clip the fitted one turned the English into another sentence).
+      decodingArgs(task === 'translate' ? { ...this.decoding, audioContextMargin: 0 } : this.decoding),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],
     ].flat();
