@@ -3,6 +3,7 @@
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { workerConnection } from '@hark/queue';
+import { describeStorage } from '@hark/storage';
 import { loadWorkerConfig } from './config';
 import { createLogger } from './logger';
 import { startWorker } from './worker';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       concurrency: config.queue.concurrency,
       model: config.whisper.modelName,
       threads: config.whisper.threads,
+      storage: describeStorage(config),
     },
     'worker ready',
   );
