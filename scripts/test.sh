@@ -16,6 +16,7 @@ export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.b
 if docker compose version >/dev/null 2>&1; then
   log "checking docker/compose.yml"
   docker compose -f "$ROOT/docker/compose.yml" config --quiet
+  docker compose -f "$ROOT/docker/compose.yml" -f "$ROOT/docker/compose.s3.yml" config --quiet
 fi
 
 cd "$ROOT"
