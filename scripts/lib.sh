@@ -6,6 +6,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HARK_HOME="${HARK_HOME:-$ROOT/.hark}"
 PG_PORT="${HARK_PG_PORT:-55432}"
 REDIS_PORT="${HARK_REDIS_PORT:-56379}"
+S3PROXY_PORT="${HARK_S3PROXY_PORT:-55490}"
+S3PROXY_VERSION=2.6.0
 export COREPACK_ENABLE_DOWNLOAD_PROMPT=0 TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 # corepack's bundled registry keys can be older than pnpm's signing keys; the lockfile pins
 # integrity for every dependency, so skip corepack's own signature check of pnpm itself.
@@ -19,7 +21,7 @@ die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 ensure_system_packages() {
   local want=() cmd pkg
   for pair in postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg cmake:cmake g++:g++ \
-    make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux; do
+    make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux java:openjdk-17-jre-headless; do
     cmd="${pair%%:*}"; pkg="${pair#*:}"
     if [ "$cmd" = postgres ]; then
       ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && continue
@@ -99,6 +101,67 @@ start_redis() {
     for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
   fi
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+}
+
+# S3Proxy (Maven Central, org.gaul:s3proxy, jar-with-dependencies), cached under .hark/ and
+# checked against Maven Central's SHA-1 of it.
+ensure_s3proxy_jar() {
+  local dir="$HARK_HOME/s3proxy" url
+  S3PROXY_JAR="$dir/s3proxy-$S3PROXY_VERSION.jar"
+  [ -f "$S3PROXY_JAR" ] && return 0
+  mkdir -p "$dir"
+  url="https://repo1.maven.org/maven2/org/gaul/s3proxy/$S3PROXY_VERSION/s3proxy-$S3PROXY_VERSION-jar-with-dependencies.jar"
+  log "downloading S3Proxy $S3PROXY_VERSION"
+  curl -fsSL -o "$S3PROXY_JAR.tmp" "$url"
+  [ "$(sha1sum "$S3PROXY_JAR.tmp" | cut -d' ' -f1)" = "$(curl -fsSL "$url.sha1" | cut -c1-40)" ] \
+    || { rm -f "$S3PROXY_JAR.tmp"; die "S3Proxy download does not match Maven Central's checksum"; }
+  mv "$S3PROXY_JAR.tmp" "$S3PROXY_JAR"
+}
+
+# Starts S3Proxy on 127.0.0.1:$S3PROXY_PORT with its filesystem backend in a fresh folder under
+# .hark/, with credentials made up for this run, and exports what the S3 tests read:
+# HARK_TEST_S3_ENDPOINT and the usual AWS variables. Stop it with stop_s3proxy (trap it).
+start_s3proxy() {
+  ensure_s3proxy_jar
+  local dir="$HARK_HOME/s3proxy" java=java
+  [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ] && java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+  stop_s3proxy
+  rm -rf "$dir/data" && mkdir -p "$dir/data"
+  AWS_ACCESS_KEY_ID="hark-test-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  AWS_SECRET_ACCESS_KEY="$(head -c 24 /dev/urandom | base64 | tr -d '\n/+=')"
+  (umask 077 && printf '%s\n' \
+    "s3proxy.endpoint=http://127.0.0.1:$S3PROXY_PORT" \
+    "s3proxy.authorization=aws-v2-or-v4" \
+    "s3proxy.identity=$AWS_ACCESS_KEY_ID" \
+    "s3proxy.credential=$AWS_SECRET_ACCESS_KEY" \
+    "jclouds.provider=filesystem" \
+    "jclouds.identity=hark" \
+    "jclouds.credential=hark" \
+    "jclouds.filesystem.basedir=$dir/data" > "$dir/s3proxy.properties")
+  log "starting S3Proxy on 127.0.0.1:$S3PROXY_PORT"
+  "$java" -jar "$S3PROXY_JAR" --properties "$dir/s3proxy.properties" >"$dir/s3proxy.log" 2>&1 &
+  echo $! > "$dir/s3proxy.pid"
+  for _ in $(seq 1 120); do
+    # Any HTTP answer (403 without credentials) means it is listening.
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$S3PROXY_PORT/" || true)" != 000 ] && break
+    kill -0 "$(cat "$dir/s3proxy.pid")" 2>/dev/null || die "S3Proxy exited: $(tail -n 5 "$dir/s3proxy.log")"
+    sleep 0.25
+  done
+  export HARK_TEST_S3_ENDPOINT="http://127.0.0.1:$S3PROXY_PORT" AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION=us-east-1
+}
+
+# Stops the S3Proxy start_s3proxy started (its own pid only) and removes its data.
+stop_s3proxy() {
+  local pidfile="$HARK_HOME/s3proxy/s3proxy.pid" pid
+  [ -f "$pidfile" ] || return 0
+  pid="$(cat "$pidfile")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+  rm -rf "$HARK_HOME/s3proxy/data"
 }
 
 # A stable operator secret for this checkout, created once.

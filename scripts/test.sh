@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test against real services: Postgres, Redis, ffmpeg and whisper.cpp.
+# Runs every test against real services: Postgres, Redis, ffmpeg, whisper.cpp and an S3 server
+# (S3Proxy, started here and stopped on exit: the storage contract runs on both drivers).
 # Installs and starts what is missing (Debian packages as root, pnpm via corepack, a private
 # Postgres and Redis under .hark/ unless HARK_EXTERNAL_DATABASE_URL / HARK_EXTERNAL_REDIS_URL are
 # given), builds whisper-cli from source once, then runs jest. Extra arguments go to jest.
@@ -15,6 +16,7 @@ export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.b
 if docker compose version >/dev/null 2>&1; then
   log "checking docker/compose.yml"
   docker compose -f "$ROOT/docker/compose.yml" config --quiet
+  docker compose -f "$ROOT/docker/compose.yml" -f "$ROOT/docker/compose.s3.yml" config --quiet
 fi
 
 cd "$ROOT"
@@ -33,6 +35,8 @@ if [ "${HARK_FAULTS:-1}" != 0 ]; then
 fi
 
 log "running tests"
+start_s3proxy
+trap stop_s3proxy EXIT
 [ "$faults_rc" -eq 0 ] || log "the fault-injection suite FAILED (exit $faults_rc); see its table above"
 set +e
 pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"

@@ -1,4 +1,5 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
+import { describeStorage } from '@hark/storage';
 import { createApp } from './app';
 import { answerClientErrors } from './client-errors';
 import { loadApiConfig } from './config';
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   const server = app.listen(config.port, config.host, () => {
     const addr = server.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, uploadHasher: deps.uploadHasher }, 'api listening');
+    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, uploadHasher: deps.uploadHasher, storage: describeStorage(config) }, 'api listening');
   });
   answerClientErrors(server);
 

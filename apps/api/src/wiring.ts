@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createDb, createPgPool } from '@hark/db';
 import { producerConnection } from '@hark/queue';
-import { ChosenUploadHashing, LocalBlobStore } from '@hark/storage';
+import { ChosenUploadHashing, createBlobStore } from '@hark/storage';
 import type { ApiConfig } from './config';
 import type { ApiDeps } from './context';
 import type { Logger } from './logger';
@@ -38,7 +38,7 @@ export function buildApiDeps(config: ApiConfig, logger: Logger): BuiltApiDeps {
     pool,
     redis,
     logger,
-    blobs: new LocalBlobStore(config.storageDir),
+    blobs: createBlobStore(config),
     uploadHashing: new ChosenUploadHashing(config.uploadHasher),
     async disconnect() {
       await Promise.allSettled([db.$disconnect(), redis.quit()]);

@@ -191,6 +191,18 @@ describe('uploads', () => {
     expect(content.equals(a)).toBe(true);
   });
 
+  it('an upload a transcript was created from takes no more chunks (409 upload_busy, not retryable)', async () => {
+    const id = await newUpload();
+    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(1000, 'a')).expect(200);
+    await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: id }).expect(201);
+    const late = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(100, 'b')).expect(409);
+    expect(late.body).toEqual(envelope('upload_busy', false));
+    expect(late.body.error.message).toMatch(/new upload/);
+    const after = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
+    expect(after.body.data.receivedBytes).toBe(1000);
+    expect((await readFile(storedFile(id))).length).toBe(1000);
+  });
+
   it('a client that drops mid-chunk leaves the upload consistent and resumable', async () => {
     const id = await newUpload();
     await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.from('start:')).expect(200);

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { stat, symlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Db } from '@hark/db';
 import { type GuardedClient, downloadToFile } from '@hark/http';
-import { type BlobStore, ResumableSha256 } from '@hark/storage';
+import { BlobMissingError, type BlobStore, ResumableSha256 } from '@hark/storage';
 import { failure } from './failures';
 
 export interface AudioSourceDeps {
@@ -23,18 +21,19 @@ export interface AudioRef {
 
 /**
  * Puts the transcript's audio in a local file and returns its path: a `url` is streamed into
- * `workDir` (size-capped); an upload is read in place from the blob store, through a symbolic
- * link in `workDir`, after its declared sha256 is checked. Throws TranscriptFailure
- * (`audio_unreachable`, `audio_too_large`, `audio_mismatch`, `audio_invalid`) or the abort reason.
+ * `workDir` (size-capped); an upload is fetched from the blob store into `workDir` (the local
+ * driver links its file, the S3 driver streams exactly the recorded bytes down with a ranged
+ * GET), and its declared sha256 is checked. The job removes `workDir` when it ends. Throws
+ * TranscriptFailure (`audio_unreachable`, `audio_too_large`, `audio_mismatch`, `audio_invalid`),
+ * the abort reason, or the store's error (transient: the job is retried).
  *
  * Either way the tools are handed `<workDir>/source`, never a path in the blob store. ffmpeg
- * resolves a relative name inside an input against the input's own path (not the link's target),
- * and the blob store keeps every account's uploads side by side in one folder, where `up_<id>`
- * named by an ffconcat list was someone else's audio. In the job's folder a bare name can only be
- * this job's own files. A link rather than a copy: an upload may be 2 GiB, and a link costs no
- * disk and no time. Names that climb out (`../`) or are absolute are not stopped by this: the
- * demuxer allow-list in @hark/media is what keeps ffmpeg from opening any name found in an input
- * at all; this is the second wall.
+ * resolves a relative name inside an input against the input's own path (not a link's target),
+ * and the local blob store keeps every account's uploads side by side in one folder, where
+ * `up_<id>` named by an ffconcat list was someone else's audio. In the job's folder a bare name
+ * can only be this job's own files. Names that climb out (`../`) or are absolute are not stopped
+ * by this: the demuxer allow-list in @hark/media is what keeps ffmpeg from opening any name found
+ * in an input at all; this is the second wall.
  */
 export async function fetchAudio(
   deps: AudioSourceDeps,
@@ -69,41 +68,28 @@ async function uploadFile(
   // Erased (another transcript of the same upload was deleted or expired) or swept.
   if (!upload || upload.erasedAt) throw failure('audio_invalid', false, GONE);
   const length = Number(upload.receivedBytes);
+  const source = path.join(workDir, SOURCE_NAME);
+  try {
+    // Only the recorded bytes: an API process that died mid-chunk may have left more.
+    await deps.blobs.fetchTo(uploadId, length, source, { signal });
+  } catch (e) {
+    if (!(e instanceof BlobMissingError)) throw e;
+    throw failure('audio_invalid', false, e.reason === 'missing' ? GONE : 'The uploaded audio is incomplete.');
+  }
   if (upload.sha256) {
-    const actual =
-      upload.actualSha256 ?? (await storedDigest(deps.blobs, uploadId, upload.hashState, length));
+    const actual = upload.actualSha256 ?? (await storedDigest(source, upload.hashState));
     if (actual !== upload.sha256) throw failure('audio_mismatch');
   }
-  const file = await deps.blobs.localPath(uploadId);
-  const size = await stat(file).then(
-    (s) => s.size,
-    () => null,
-  );
-  if (size === null) throw failure('audio_invalid', false, GONE);
-  if (size < length) throw failure('audio_invalid', false, 'The uploaded audio is incomplete.');
-  const source = path.join(workDir, SOURCE_NAME);
-  if (size === length) {
-    await symlink(file, source);
-    return source;
-  }
-  // An API process that died mid-chunk leaves unrecorded bytes past `receivedBytes` until the
-  // next append cuts them; the tools must not hear them, so copy exactly the recorded part.
-  await pipeline(deps.blobs.read(uploadId, length), createWriteStream(source), { signal });
   return source;
 }
 
 /**
  * The digest of the recorded bytes from the running hash state the API saved with each chunk
- * (no re-read of a 2 GiB file); a re-read only when no state was saved.
+ * (no re-read of a 2 GiB file); a re-read of the fetched copy only when no state was saved.
  */
-async function storedDigest(
-  blobs: BlobStore,
-  uploadId: string,
-  hashState: Uint8Array | null,
-  length: number,
-) {
+async function storedDigest(source: string, hashState: Uint8Array | null) {
   if (hashState && hashState.length > 0) return (await ResumableSha256.start(hashState)).digestHex();
   const hash = createHash('sha256');
-  if (length > 0) for await (const chunk of blobs.read(uploadId, length)) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(source)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

@@ -4,6 +4,7 @@ import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { workerConnection } from '@hark/queue';
 import { prepareModel } from '@hark/media';
+import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from './config';
 import { createLogger } from './logger';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
       concurrency: config.queue.concurrency,
       model: config.whisper.modelName,
       threads: config.whisper.threads,
+      storage: describeStorage(config),
     },
     'worker ready',
   );

@@ -11,7 +11,7 @@ import {
   transcriptCancelChannel,
   workerOptions,
 } from '@hark/queue';
-import { type BlobStore, LocalBlobStore } from '@hark/storage';
+import { type BlobStore, createBlobStore } from '@hark/storage';
 import { failTranscript, feedAccountNow } from '@hark/transcripts';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -33,7 +33,7 @@ export interface WorkerDeps {
   /** A `workerConnection` (maxRetriesPerRequest: null). The caller owns it and closes it. */
   redis: Redis;
   logger: Logger;
-  /** Default: LocalBlobStore on `config.storageDir`. */
+  /** Default: the store `HARK_STORAGE` names (`createBlobStore`). */
   blobs?: BlobStore;
   /** Default: WhisperEngine from `config.whisper`. */
   engine?: Engine;
@@ -60,7 +60,7 @@ export interface RunningWorker {
 /** Starts consuming `transcribe` jobs: the cancel subscriber first, then the BullMQ worker and the sweeps. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config, db, redis, logger } = deps;
-  const blobs = deps.blobs ?? new LocalBlobStore(config.storageDir);
+  const blobs = deps.blobs ?? createBlobStore(config);
   const engine = deps.engine ?? new WhisperEngine({ ...config.whisper, tmpDir: config.tmpDir });
   const diarizer =
     deps.diarizer ??

@@ -15,7 +15,7 @@ import {
   transcriptDoneChannel,
   workerConnection,
 } from '@hark/queue';
-import { LocalBlobStore, ResumableSha256 } from '@hark/storage';
+import { type BlobStore, ResumableSha256, createBlobStore } from '@hark/storage';
 import { type TestAccount, createProcessingTranscript, createTestAccount, waitFor } from '@hark/testing';
 import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -62,7 +62,7 @@ export interface TestHarness {
   env: Record<string, string>;
   db: Db;
   redis: Redis;
-  blobs: LocalBlobStore;
+  blobs: BlobStore;
   /** What the API's producer does: add a transcribe job with jobId = transcript id. */
   enqueue(transcriptId: string, opts?: Partial<JobsOptions>): Promise<void>;
   transcribeQueue: Queue<TranscribeJob>;
@@ -96,7 +96,7 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     env,
     db,
     redis,
-    blobs: new LocalBlobStore(config.storageDir),
+    blobs: createBlobStore(config),
     transcribeQueue,
     webhookQueue,
     doneMessages,
@@ -170,7 +170,7 @@ export async function createTranscript(
 /** An upload as the API stores it: the blob file, the running hash state, the declared digest. */
 export async function createUpload(
   db: Db,
-  blobs: LocalBlobStore,
+  blobs: BlobStore,
   accountId: string,
   bytes: Buffer,
   opts: { sha256?: string; createdAt?: Date } = {},

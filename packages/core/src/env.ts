@@ -65,7 +65,36 @@ export interface CommonConfig {
   /** Prefix for Redis keys and BullMQ queues, so test runs and deployments never collide. */
   redisPrefix: string;
   allowPrivateUrls: boolean;
+  /** The local driver's directory (`HARK_STORAGE_DIR`), shared by every process using it. */
   storageDir: string;
+  /** Which blob store holds uploads (`HARK_STORAGE`): every process must use the same one. */
+  storage: StorageConfig;
+}
+
+/**
+ * `HARK_STORAGE=local` (default; the files under `HARK_STORAGE_DIR`) or `s3`: an S3-compatible
+ * bucket (`HARK_S3_BUCKET`, `HARK_S3_PREFIX` default `uploads/`, `HARK_S3_REGION` default
+ * `AWS_REGION` or us-east-1, `HARK_S3_ENDPOINT` for a server other than AWS,
+ * `HARK_S3_FORCE_PATH_STYLE`). Credentials are not read here: the AWS SDK takes them from the
+ * usual variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, instance roles), so
+ * they never sit in a config object that could be logged.
+ */
+export type StorageConfig =
+  | { driver: 'local' }
+  | { driver: 's3'; bucket: string; prefix: string; region: string; endpoint?: string; forcePathStyle: boolean };
+
+export function storageConfig(env: Env): StorageConfig {
+  if (oneOf(env, 'HARK_STORAGE', ['local', 's3'] as const, 'local') === 'local') return { driver: 'local' };
+  const endpoint = optStr(env, 'HARK_S3_ENDPOINT');
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new ConfigError(`HARK_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  return {
+    driver: 's3',
+    bucket: str(env, 'HARK_S3_BUCKET'),
+    prefix: env.HARK_S3_PREFIX ?? 'uploads/',
+    region: str(env, 'HARK_S3_REGION', str(env, 'AWS_REGION', 'us-east-1')),
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: bool(env, 'HARK_S3_FORCE_PATH_STYLE', false),
+  };
 }
 
 export function commonConfig(env: Env): CommonConfig {
@@ -79,5 +108,6 @@ export function commonConfig(env: Env): CommonConfig {
     redisPrefix: str(env, 'HARK_REDIS_PREFIX', 'hark'),
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     storageDir: str(env, 'HARK_STORAGE_DIR', '.hark/storage'),
+    storage: storageConfig(env),
   };
 }

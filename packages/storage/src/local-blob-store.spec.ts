@@ -43,6 +43,6 @@ describe('LocalBlobStore', () => {
   });
 
   it('rejects keys that could escape the directory', async () => {
-    await expect(store.localPath('../etc/passwd')).rejects.toThrow('invalid blob key');
+    await expect(store.fetchTo('../etc/passwd', 1, path.join(dir, 'out'))).rejects.toThrow('invalid blob key');
   });
 });

@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, rm, stat, truncate } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
-import type { BlobStore } from './blob-store';
+import { pipeline } from 'node:stream/promises';
+import { BlobMissingError } from './blob-errors';
+import type { AppendOptions, BlobStore } from './blob-store';
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -113,7 +114,7 @@ export class LocalBlobStore implements BlobStore {
     key: string,
     offset: number,
     body: AsyncIterable<Buffer>,
-    opts: { maxBytes: number; onData?: (chunk: Buffer) => void | Promise<void>; tooLarge: () => Error },
+    opts: AppendOptions,
   ): Promise<number> {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
@@ -145,13 +146,23 @@ export class LocalBlobStore implements BlobStore {
     await truncate(this.file(key), length);
   }
 
-  async localPath(key: string): Promise<string> {
-    return this.file(key);
-  }
-
-  read(key: string, length: number): Readable {
-    if (length === 0) return createReadStream(this.file(key), { start: 0, end: -1 });
-    return createReadStream(this.file(key), { start: 0, end: length - 1 });
+  /**
+   * A symbolic link to the blob when it holds exactly `length` bytes (an upload may be 2 GiB: a
+   * link costs no disk and no time); a copy of the first `length` bytes when a crashed append
+   * left more, so readers never see unrecorded bytes.
+   */
+  async fetchTo(key: string, length: number, dest: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    const file = this.file(key);
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => null,
+    );
+    if (size === null) throw new BlobMissingError(key, 'missing');
+    if (size < length) throw new BlobMissingError(key, 'short');
+    if (size === length) return symlink(path.resolve(file), dest);
+    if (length === 0) return writeFile(dest, '', { flag: 'wx' });
+    const from = createReadStream(file, { start: 0, end: length - 1 });
+    await pipeline(from, createWriteStream(dest, { flags: 'wx' }), { signal: opts.signal });
   }
 
   async remove(key: string): Promise<void> {
@@ -163,5 +174,14 @@ export class LocalBlobStore implements BlobStore {
       () => true,
       () => false,
     );
+  }
+
+  async *staleKeys(before: Date): AsyncIterable<string> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!KEY.test(name)) continue;
+      const s = await stat(path.join(this.dir, name)).catch(() => null);
+      if (s?.isFile() && s.mtime < before) yield name;
+    }
   }
 }

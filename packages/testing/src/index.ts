@@ -3,3 +3,4 @@ export * from './factories';
 export * from './invariants';
 export * from './processes';
 export * from './prometheus';
+export * from './s3';

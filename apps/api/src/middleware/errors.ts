@@ -1,4 +1,5 @@
 import { HarkError, errorBody, isHarkError } from '@hark/core';
+import { isBlobStoreUnavailable } from '@hark/storage';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
 /** Unknown routes answer like every other failure. */
@@ -43,6 +44,9 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
 
 function toHarkError(err: unknown): HarkError {
   if (isHarkError(err)) return err;
+  // The object store failed transiently (after the SDK's own retries): nothing was recorded,
+  // and the same request can succeed later.
+  if (isBlobStoreUnavailable(err)) return new HarkError('unavailable', 'Upload storage is temporarily unavailable; retry later.');
   const bp = err as BodyParserError;
   switch (bp?.type) {
     case 'entity.parse.failed':

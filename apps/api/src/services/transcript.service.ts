@@ -302,7 +302,8 @@ export class TranscriptService {
       return row.upload_id;
     });
     // After commit: a crash here leaves an erased upload whose file the worker's sweeper removes.
-    if (uploadId) await this.blobs.remove(uploadId);
+    // The store failing here must not fail a deletion already committed: the sweeper retries.
+    if (uploadId) await this.blobs.remove(uploadId).catch(() => undefined);
     return { id, deleted: true as const };
   }
 }

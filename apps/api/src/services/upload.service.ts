@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import type { BlobStore, UploadHashing } from '@hark/storage';
+import { type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
 import type { UploadLock } from './upload-lock';
 
 export interface UploadView {
@@ -33,6 +33,20 @@ export function uploadView(u: UploadRow): UploadView {
 const SELECT = { id: true, receivedBytes: true, expectedBytes: true, sha256: true, createdAt: true, hashState: true } as const;
 function requestTooLarge(): HarkError {
   return new HarkError('payload_too_large', 'A request body may carry at most 100 MB; create the upload empty or smaller and append the rest with PUT.');
+}
+
+/**
+ * An append after a worker fetched the upload from the S3 store (which completes its multipart
+ * upload): the bytes are fixed now. Not worth repeating, unlike a chunk in progress.
+ */
+function sealed(): HarkError {
+  return new HarkError(
+    'upload_busy',
+    'This upload has been handed to a transcript and takes no more bytes; send the rest as a new upload.',
+    undefined,
+    undefined,
+    false,
+  );
 }
 
 export const UPLOAD_ID = /^up_[A-Za-z0-9_-]{1,33}$/;
@@ -77,6 +91,7 @@ interface LockedUploadRow extends Usage {
   sha256: string | null;
   created_at: Date;
   hash_state: Uint8Array | null;
+  used_at: Date | null;
 }
 
 /**
@@ -169,7 +184,8 @@ export class UploadService {
       });
       return uploadView(row);
     } catch (e) {
-      await this.blobs.remove(id);
+      // Best effort: what a failed removal leaves has no row, and the upload sweeper removes it.
+      await this.blobs.remove(id).catch(() => undefined);
       throw e;
     } finally {
       hash.end();
@@ -207,9 +223,11 @@ export class UploadService {
       // Re-read under the lock (another writer may have finished just before we got it), with
       // what the account's other uploads hold: one round trip.
       const [row] = await this.db.$queryRaw<LockedUploadRow[]>`
-        SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, ${usageColumns(accountId, id)}
+        SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, u.used_at, ${usageColumns(accountId, id)}
         FROM uploads u WHERE u.id = ${id} AND u.account_id = ${accountId} AND u.erased_at IS NULL`;
       if (!row) throw new HarkError('upload_not_found');
+      // A transcript reads these bytes: on every driver, no more are appended once one is created.
+      if (row.used_at !== null) throw sealed();
       const current = {
         id,
         receivedBytes: row.received_bytes,
@@ -225,14 +243,18 @@ export class UploadService {
       const limit = Math.min(LIMITS.maxChunkBytes, room);
       const hash = await this.hashing.start(row.hash_state);
       try {
-        const written = await this.blobs.appendAt(id, offset, body, {
-          maxBytes: Math.min(limit, quota.bytes),
-          onData: (c) => hash.update(c),
-          tooLarge: () =>
-            quota.bytes < limit
-              ? quota.refuse()
-              : new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
-        });
+        const written = await this.blobs
+          .appendAt(id, offset, body, {
+            maxBytes: Math.min(limit, quota.bytes),
+            onData: (c) => hash.update(c),
+            tooLarge: () =>
+              quota.bytes < limit
+                ? quota.refuse()
+                : new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
+          })
+          .catch((e: unknown) => {
+            throw e instanceof BlobSealedError ? sealed() : e;
+          });
         if (written === 0) throw new HarkError('chunk_empty');
         try {
           const n = await this.db.upload.updateMany({
@@ -241,7 +263,8 @@ export class UploadService {
           });
           if (n.count !== 1) throw new Error('upload moved under its lock');
         } catch (e) {
-          await this.blobs.truncate(id, offset);
+          // Best effort: whatever stays past `offset` is dropped by the next append.
+          await this.blobs.truncate(id, offset).catch(() => undefined);
           throw e;
         }
         return uploadView({ ...current, receivedBytes: BigInt(offset + written) });

@@ -51,8 +51,12 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
       erasedThisBatch++;
       deps.log?.info({ transcriptId: id }, 'retention passed; content erased');
       if (erased.uploadId) {
-        await blobs.remove(erased.uploadId);
-        result.filesRemoved++;
+        // A store that fails here leaves the blob of an erased upload: sweepUploads retries it.
+        const removed = await blobs.remove(erased.uploadId).then(
+          () => true,
+          (err: unknown) => (deps.log?.warn({ err: (err as Error).message, uploadId: erased.uploadId }, 'blob removal failed'), false),
+        );
+        if (removed) result.filesRemoved++;
       }
     }
     result.expired += erasedThisBatch;

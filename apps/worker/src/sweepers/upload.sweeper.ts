@@ -11,6 +11,8 @@ export interface UploadSweepResult {
   removed: number;
   /** Files of erased uploads removed (a crash had left them after the erasure committed). */
   erasedFilesRemoved: number;
+  /** Blobs with no upload row removed (see `sweepOrphanBlobs`). */
+  orphansRemoved: number;
 }
 
 const MAX_BATCHES = 50;
@@ -28,7 +30,7 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
   const now = (deps.now ?? (() => new Date()))();
   const batchSize = deps.batchSize ?? 100;
   const cutoff = new Date(now.getTime() - deps.uploadTtlHours * 3600_000);
-  const result: UploadSweepResult = { removed: 0, erasedFilesRemoved: 0 };
+  const result: UploadSweepResult = { removed: 0, erasedFilesRemoved: 0, orphansRemoved: 0 };
 
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const stale = await deps.db.$queryRaw<{ id: string }[]>`
@@ -50,7 +52,37 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     await deps.blobs.remove(id);
     result.erasedFilesRemoved++;
   }
+  result.orphansRemoved = await sweepOrphanBlobs({ db: deps.db, blobs: deps.blobs, before: cutoff });
   return result;
+}
+
+/** Bounds one orphan sweep; the rest waits for the next. */
+const MAX_ORPHAN_KEYS = 1000;
+
+/**
+ * Removes what the store holds for keys no upload row names, last written before `before`: the
+ * body of a POST whose row was never created (the API died, or the store failed during the
+ * clean-up), and with the S3 driver the multipart upload such a body started, which S3 would
+ * otherwise keep (and bill) forever. Resolves with the keys removed.
+ */
+export async function sweepOrphanBlobs(deps: { db: Db; blobs: UploadSweepDeps['blobs']; before: Date }): Promise<number> {
+  const seen = new Set<string>();
+  for await (const key of deps.blobs.staleKeys(deps.before)) {
+    seen.add(key);
+    if (seen.size >= MAX_ORPHAN_KEYS) break;
+  }
+  if (seen.size === 0) return 0;
+  const rows = await deps.db.upload.findMany({ where: { id: { in: [...seen] } }, select: { id: true } });
+  const known = new Set(rows.map((r) => r.id));
+  let removed = 0;
+  for (const key of seen) {
+    if (known.has(key)) continue;
+    // A row created since the query above names a blob written after `before`: a POST writes
+    // its body first and creates the row at once, and `before` is the upload TTL ago.
+    await deps.blobs.remove(key);
+    removed++;
+  }
+  return removed;
 }
 
 /**

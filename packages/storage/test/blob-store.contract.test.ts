@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  BlobMissingError,
+  BlobSealedError,
+  type BlobStore,
+  BlobStoreUnavailableError,
+  LocalBlobStore,
+  S3_PART_BYTES,
+  S3BlobStore,
+  createS3Client,
+} from '../src';
+
+// The storage contract: every driver behaves the same for the API and the workers. The S3
+// driver runs against the S3Proxy the test command starts (scripts/lib.sh `start_s3proxy`).
+
+async function* chunks(...parts: (Buffer | Error)[]): AsyncIterable<Buffer> {
+  for (const p of parts) {
+    if (p instanceof Error) throw p;
+    yield p;
+  }
+}
+const tooLarge = () => new Error('too large');
+const opts = (maxBytes = 64 << 20) => ({ maxBytes, tooLarge });
+const MiB = 1 << 20;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'hark-contract-'));
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+let s3: S3Client;
+async function s3Store(): Promise<{ store: S3BlobStore; bucket: string }> {
+  const endpoint = process.env.HARK_TEST_S3_ENDPOINT;
+  if (!endpoint) throw new Error('HARK_TEST_S3_ENDPOINT is not set: run the tests through `bash scripts/test.sh`');
+  s3 ??= createS3Client({ bucket: '', prefix: '', region: 'us-east-1', endpoint, forcePathStyle: true });
+  const bucket = `hark-contract-${randomBytes(6).toString('hex')}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  return { store: new S3BlobStore(s3, bucket, 'uploads/'), bucket };
+}
+afterAll(() => s3?.destroy());
+
+let fetched = 0;
+async function contents(store: BlobStore, key: string, length: number): Promise<Buffer> {
+  const dest = path.join(scratch, `fetched-${fetched++}`);
+  await store.fetchTo(key, length, dest);
+  return readFile(dest);
+}
+
+describe.each([
+  ['local', async () => new LocalBlobStore(await mkdtemp(path.join(scratch, 'local-')))],
+  ['s3', async () => (await s3Store()).store],
+] as const)('BlobStore contract: %s driver', (_name, make) => {
+  let store: BlobStore;
+  beforeEach(async () => {
+    store = await make();
+  });
+
+  it('keeps every byte of uneven chunks across part boundaries, in order', async () => {
+    const a = randomBytes(3 * MiB + 7);
+    const b = randomBytes(4 * MiB); // crosses the first 5 MiB boundary
+    const c = randomBytes(1);
+    const d = randomBytes(6 * MiB + 5); // crosses the second and third
+    let offset = 0;
+    for (const body of [a, b, c, d]) {
+      const half = body.length >> 1;
+      offset += await store.appendAt('k1', offset, chunks(body.subarray(0, half), body.subarray(half)), opts());
+    }
+    const all = Buffer.concat([a, b, c, d]);
+    expect(offset).toBe(all.length);
+    expect(sha(await contents(store, 'k1', offset))).toBe(sha(all));
+  });
+
+  it('an append Postgres never recorded (the API died after its parts were stored) is superseded by the next one at the recorded offset', async () => {
+    const head = randomBytes(4 * MiB);
+    await store.appendAt('k2', 0, chunks(head), opts());
+    // Stored in full (a part past the boundary and a new remainder), then the process died.
+    expect(await store.appendAt('k2', head.length, chunks(randomBytes(8 * MiB)), opts())).toBe(8 * MiB);
+    const retry = randomBytes(3 * MiB);
+    expect(await store.appendAt('k2', head.length, chunks(retry), opts())).toBe(retry.length);
+    const end = randomBytes(5);
+    await store.appendAt('k2', head.length + retry.length, chunks(end), opts());
+    expect(sha(await contents(store, 'k2', 7 * MiB + 5))).toBe(sha(Buffer.concat([head, retry, end])));
+  });
+
+  it('truncate drops an append Postgres refused to record', async () => {
+    const head = randomBytes(2 * MiB);
+    await store.appendAt('k3', 0, chunks(head), opts());
+    await store.appendAt('k3', head.length, chunks(randomBytes(MiB)), opts());
+    await store.truncate('k3', head.length);
+    expect(sha(await contents(store, 'k3', head.length))).toBe(sha(head));
+  });
+
+  it('a body that fails midway leaves the blob as it was, and the upload carries on', async () => {
+    const head = randomBytes(MiB);
+    await store.appendAt('k4', 0, chunks(head), opts());
+    await expect(
+      store.appendAt('k4', head.length, chunks(randomBytes(6 * MiB), new Error('client went away')), opts()),
+    ).rejects.toThrow('client went away');
+    const rest = randomBytes(2 * MiB);
+    await store.appendAt('k4', head.length, chunks(rest), opts());
+    expect(sha(await contents(store, 'k4', 3 * MiB))).toBe(sha(Buffer.concat([head, rest])));
+  });
+
+  it('refuses a body over maxBytes and stores none of it', async () => {
+    await store.appendAt('k5', 0, chunks(Buffer.from('keep')), opts());
+    await expect(store.appendAt('k5', 4, chunks(Buffer.alloc(60), Buffer.alloc(60)), opts(100))).rejects.toThrow('too large');
+    await expect(store.fetchTo('k5', 5, path.join(scratch, `fetched-${fetched++}`))).rejects.toBeInstanceOf(BlobMissingError);
+    expect((await contents(store, 'k5', 4)).toString()).toBe('keep');
+  });
+
+  it('fetchTo reports a missing blob and one shorter than recorded', async () => {
+    await expect(store.fetchTo('nothing', 10, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({ reason: 'missing' });
+    await store.appendAt('k6', 0, chunks(Buffer.from('short')), opts());
+    await expect(store.fetchTo('k6', 6, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({ reason: 'short' });
+  });
+
+  it('remove leaves nothing behind, whatever state the blob was in', async () => {
+    await store.appendAt('k7', 0, chunks(randomBytes(6 * MiB)), opts()); // a part and a remainder
+    await store.appendAt('k8', 0, chunks(randomBytes(MiB)), opts());
+    await contents(store, 'k8', MiB); // sealed
+    for (const key of ['k7', 'k8']) {
+      expect(await store.exists(key)).toBe(true);
+      await store.remove(key);
+      expect(await store.exists(key)).toBe(false);
+      await store.remove(key); // idempotent
+    }
+  });
+
+  it('staleKeys lists what was written before the given time', async () => {
+    await store.appendAt('k9', 0, chunks(randomBytes(6 * MiB)), opts());
+    const keys = async (before: Date) => {
+      const out = new Set<string>();
+      for await (const k of store.staleKeys(before)) out.add(k);
+      return out;
+    };
+    expect(await keys(new Date(Date.now() + 60_000))).toEqual(new Set(['k9']));
+    expect(await keys(new Date(Date.now() - 60_000))).toEqual(new Set());
+  });
+
+  it('rejects keys that could escape their place', async () => {
+    await expect(store.fetchTo('../etc/passwd', 1, path.join(scratch, 'x'))).rejects.toThrow('invalid blob key');
+  });
+});
+
+describe('S3 driver specifics', () => {
+  it('keeps one remainder object, parts of exactly 5 MiB, and no multipart upload once sealed', async () => {
+    const { store, bucket } = await s3Store();
+    let offset = 0;
+    let previous = 0;
+    for (const size of [MiB, 3 * MiB, 2 * MiB, 1000]) {
+      previous = offset;
+      offset += await store.appendAt('s1', offset, chunks(randomBytes(size)), opts());
+    }
+    const names = async () =>
+      ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/s1' }))).Contents ?? []).map((o) => o.Key).sort();
+    // 6 MiB + 1000: part 1 holds 5 MiB, the remainder the rest. The remainder of the length
+    // before the last append stays until the next append shows that Postgres recorded it;
+    // every older one is gone.
+    expect(await names()).toEqual([`uploads/s1.tail-${previous}`, `uploads/s1.tail-${offset}`].sort());
+    await contents(store, 's1', offset);
+    expect(await names()).toEqual(['uploads/s1']);
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: 'uploads/' }));
+    expect(uploads.Uploads ?? []).toEqual([]);
+    expect(S3_PART_BYTES).toBe(5 * MiB);
+  });
+
+  it('a sealed blob takes no more bytes', async () => {
+    const { store } = await s3Store();
+    await store.appendAt('s2', 0, chunks(Buffer.from('abc')), opts());
+    await contents(store, 's2', 3);
+    await expect(store.appendAt('s2', 3, chunks(Buffer.from('d')), opts())).rejects.toBeInstanceOf(BlobSealedError);
+  });
+
+  it('an unreachable store is reported as unavailable, without credentials in the error', async () => {
+    const client = createS3Client({ bucket: 'b', prefix: '', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', forcePathStyle: true });
+    const store = new S3BlobStore(client, 'b');
+    const err = await store.appendAt('s3', 0, chunks(Buffer.from('x')), opts()).catch((e: unknown) => e);
+    client.destroy();
+    expect(err).toBeInstanceOf(BlobStoreUnavailableError);
+    const text = `${String(err)} ${JSON.stringify(err)}`;
+    expect(text).not.toContain(process.env.AWS_SECRET_ACCESS_KEY!);
+    expect(text).not.toContain(process.env.AWS_ACCESS_KEY_ID!);
+  });
+});
