@@ -31,7 +31,8 @@ const JFK = path.join(SHARED, 'audio/jfk.wav');
 const CANCEL_RACES = Number(process.env.FAULTS_CANCEL_RACES ?? 100);
 const KILL_ROUNDS = Number(process.env.FAULTS_KILL_ROUNDS ?? 10);
 /** Bound on waiting for the system to settle (machines shared with other test runs are slow). */
-const SETTLE_MS = Number(process.env.FAULTS_SETTLE_MS ?? 120_000);
+// Generous: 40 real transcriptions on a loaded 2-core machine took 120 s; the check is that they settle.
+const SETTLE_MS = Number(process.env.FAULTS_SETTLE_MS ?? 240_000);
 const ONLY = process.env.FAULTS_ONLY?.split(',').map(Number);
 
 if (!/hark_faults/.test(DATABASE_URL))
@@ -957,8 +958,7 @@ const scenarios: Scenario[] = [
       );
       exits.dispatcher = await stop(d);
       d = await dispatcher(env);
-      // 40 real transcriptions after three restarts: give a loaded machine twice the usual time.
-      if (!(await settle([acct.accountId], 2 * SETTLE_MS))) problems.push('did not settle');
+      if (!(await settle([acct.accountId]))) problems.push('did not settle');
       for (const [k, v] of Object.entries(exits)) if (v !== 0) problems.push(`${k} exited ${v}`);
       const counts = await statusCounts([acct.accountId]);
       if ((counts.done ?? 0) !== rows) problems.push(`done ${counts.done ?? 0} of ${rows}`);

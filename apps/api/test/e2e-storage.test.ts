@@ -47,7 +47,7 @@ describe.each(['s3', 'local'] as const)('uploads through the %s driver, API and 
     };
     // S3: each process its own folder. Local: the store is the folder both must share.
     api = startApp('api', { ...env, HARK_STORAGE_DIR: dirs.api, HARK_TMP_DIR: path.join(root, 'api-tmp') });
-    worker = startApp('worker', { ...env, HARK_STORAGE_DIR: driver === 's3' ? dirs.worker : dirs.api, HARK_TMP_DIR: dirs.workerTmp });
+    worker = startApp('worker', { ...env, HARK_STORAGE_DIR: driver === 's3' ? dirs.worker : dirs.api, HARK_TMP_DIR: dirs.workerTmp, HARK_MODEL_CACHE_DIR: path.join(root, 'worker-models') });
     const listening = await api.waitForLog('api listening');
     expect(listening.storage).toMatch(driver === 's3' ? /^s3 \(bucket hark-test-/ : /^local /);
     base = `http://127.0.0.1:${listening.port as number}/v1`;

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { transcriptDoneChannel } from '@hark/queue';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
+import { CompletionWaiter } from '../src/services/completion-waiter';
+import { TranscriptService } from '../src/services/transcript.service';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 let api: TestApi;
@@ -14,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function newTranscript(body: Record<string, unknown> = {}, a: TestAccount = acct): Promise<string> {
-  const res = await request(api.app).post('/v1/transcripts').set(a.auth).send({ url: 'https://e.com/a.wav', ...body }).expect(201);
+  const res = await request(api.app)
+    .post('/v1/transcripts')
+    .set(a.auth)
+    .send({ url: 'https://e.com/a.wav', ...body })
+    .expect(201);
   return res.body.data.id as string;
 }
 
@@ -25,16 +31,25 @@ async function finish(id: string, seconds = 11) {
     language: 'en',
     model: 'whisper-test',
     speakerCount: null,
-    content: { text: 'hello world', words: [{ start: 0, end: 0.5, text: 'hello', speaker: null }], utterances: [], diarizationSegments: null },
+    content: {
+      text: 'hello world',
+      words: [{ start: 0, end: 0.5, text: 'hello', speaker: null }],
+      utterances: [],
+      diarizationSegments: null,
+    },
   });
   await api.redis.publish(transcriptDoneChannel(api.deps.config.redisPrefix), id);
 }
 
 describe('GET /v1/transcripts/{id}', () => {
-  it('404 not_found for unknown, malformed and other accounts\' ids', async () => {
+  it("404 not_found for unknown, malformed and other accounts' ids", async () => {
     const id = await newTranscript();
     const other = await createTestAccount(api.db, api.deps.config.secret);
-    for (const [auth, target] of [[other.auth, id], [acct.auth, 'tr_nope'], [acct.auth, '../x']] as const) {
+    for (const [auth, target] of [
+      [other.auth, id],
+      [acct.auth, 'tr_nope'],
+      [acct.auth, '../x'],
+    ] as const) {
       const res = await request(api.app).get(`/v1/transcripts/${target}`).set(auth).expect(404);
       expect(res.body).toEqual(envelope('not_found', false));
     }
@@ -76,6 +91,38 @@ describe('GET /v1/transcripts/{id}', () => {
     expect(at - finishedAt).toBeLessThan(2000);
   });
 
+  it('a wait whose request closes while the waiter subscribes returns at once, not when the wait expires', async () => {
+    const id = await newTranscript();
+    const closed = new AbortController();
+    // The close lands during start(), before getWaiting listens for it.
+    class ClosingWaiter extends CompletionWaiter {
+      override async start() {
+        closed.abort();
+        return undefined;
+      }
+    }
+    const waiter = new ClosingWaiter(api.redis.duplicate({ lazyConnect: true }), 'unused');
+    const svc = new TranscriptService(
+      api.db,
+      { enqueue: async () => undefined, canceled: async () => undefined } as never,
+      waiter,
+      api.deps.blobs,
+      {
+        ratePerHour: '36',
+        speakersRatePerHour: '48',
+        provisionalHoldSeconds: 60,
+        queuedPerAccount: 1,
+        modelName: 'whisper-test',
+        isAllowedWebhookUrl: async () => true,
+      },
+    );
+    const t0 = Date.now();
+    const t = await svc.getWaiting(acct.accountId, id, 30, closed.signal);
+    expect(t.status).toBe('processing');
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await waiter.close();
+  });
+
   it('done: content, language, exact cost; list items carry no content', async () => {
     const id = await newTranscript({ externalId: 'job-9' });
     await finish(id, 11);
@@ -95,7 +142,22 @@ describe('GET /v1/transcripts/{id}', () => {
     const list = await request(api.app).get('/v1/transcripts?externalId=job-9').set(acct.auth).expect(200);
     expect(list.body.data.transcripts).toHaveLength(1);
     expect(Object.keys(list.body.data.transcripts[0]).sort()).toEqual(
-      ['cost', 'createdAt', 'currency', 'durationSeconds', 'error', 'externalId', 'id', 'language', 'metadata', 'model', 'retentionDays', 'speakerCount', 'status', 'url'].sort(),
+      [
+        'cost',
+        'createdAt',
+        'currency',
+        'durationSeconds',
+        'error',
+        'externalId',
+        'id',
+        'language',
+        'metadata',
+        'model',
+        'retentionDays',
+        'speakerCount',
+        'status',
+        'url',
+      ].sort(),
     );
     expect(await checkAccountInvariants(api.db, acct.accountId)).toEqual([]);
   });
@@ -117,18 +179,27 @@ describe('cancel', () => {
   it('409 transcript_finished on done and failed; 404 for unknown', async () => {
     const done = await newTranscript();
     await finish(done);
-    expect((await request(api.app).post(`/v1/transcripts/${done}/cancel`).set(acct.auth)).body).toEqual(envelope('transcript_finished', false));
+    expect((await request(api.app).post(`/v1/transcripts/${done}/cancel`).set(acct.auth)).body).toEqual(
+      envelope('transcript_finished', false),
+    );
     const failed = await newTranscript();
     await failTranscript(api.db, failed, 'audio_invalid', 'The audio could not be decoded.');
     const f = await request(api.app).get(`/v1/transcripts/${failed}`).set(acct.auth).expect(200);
-    expect(f.body.data).toMatchObject({ status: 'failed', cost: 0, error: { code: 'audio_invalid', message: 'The audio could not be decoded.' } });
+    expect(f.body.data).toMatchObject({
+      status: 'failed',
+      cost: 0,
+      error: { code: 'audio_invalid', message: 'The audio could not be decoded.' },
+    });
     await request(api.app).post(`/v1/transcripts/${failed}/cancel`).set(acct.auth).expect(409);
     await request(api.app).post('/v1/transcripts/tr_nope/cancel').set(acct.auth).expect(404);
   });
 
   it('a waiting GET wakes on cancel', async () => {
     const id = await newTranscript();
-    const pending = request(api.app).get(`/v1/transcripts/${id}?wait=30`).set(acct.auth).then((r) => r);
+    const pending = request(api.app)
+      .get(`/v1/transcripts/${id}?wait=30`)
+      .set(acct.auth)
+      .then((r) => r);
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
     await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(acct.auth).expect(200);
@@ -140,8 +211,16 @@ describe('cancel', () => {
 
 describe('delete', () => {
   it('409 while processing; afterwards content erased, 404 everywhere, usage record kept', async () => {
-    const up = await request(api.app).post('/v1/uploads').set(acct.auth).send(Buffer.from('RIFF....')).expect(201);
-    const res = await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: up.body.data.id }).expect(201);
+    const up = await request(api.app)
+      .post('/v1/uploads')
+      .set(acct.auth)
+      .send(Buffer.from('RIFF....'))
+      .expect(201);
+    const res = await request(api.app)
+      .post('/v1/transcripts')
+      .set(acct.auth)
+      .send({ uploadId: up.body.data.id })
+      .expect(201);
     const id = res.body.data.id as string;
     const busy = await request(api.app).delete(`/v1/transcripts/${id}`).set(acct.auth).expect(409);
     expect(busy.body).toEqual(envelope('transcript_processing', false));
@@ -177,9 +256,15 @@ describe('list', () => {
     await request(api.app).post(`/v1/transcripts/${ids[0]}/cancel`).set(a.auth).expect(200);
     const canceled = await request(api.app).get('/v1/transcripts?status=canceled').set(a.auth).expect(200);
     expect(canceled.body.data.transcripts.map((t: { id: string }) => t.id)).toEqual([ids[0]]);
-    const future = await request(api.app).get(`/v1/transcripts?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`).set(a.auth).expect(200);
+    const future = await request(api.app)
+      .get(`/v1/transcripts?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)
+      .set(a.auth)
+      .expect(200);
     expect(future.body.data.total).toBe(0);
-    const until = await request(api.app).get(`/v1/transcripts?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`).set(a.auth).expect(200);
+    const until = await request(api.app)
+      .get(`/v1/transcripts?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)
+      .set(a.auth)
+      .expect(200);
     expect(until.body.data.total).toBe(5);
     const bad = await request(api.app)
       .get('/v1/transcripts?page=0&perPage=101&status=nope&since=yesterday&until=2020-13-01&cursor=abc')
@@ -221,7 +306,10 @@ describe('list', () => {
       .expect(400);
     expect(misuse.body.error.fields).toEqual({ cursor: 'cursor_invalid' });
     // Another account cannot use it either.
-    const other = await request(api.app).get(`/v1/transcripts?cursor=${encodeURIComponent(p.body.data.nextCursor)}`).set(acct.auth).expect(400);
+    const other = await request(api.app)
+      .get(`/v1/transcripts?cursor=${encodeURIComponent(p.body.data.nextCursor)}`)
+      .set(acct.auth)
+      .expect(400);
     expect(other.body.error.code).toBe('validation');
   });
 });

@@ -252,6 +252,8 @@ export class TranscriptService {
     const w = this.waiter.wait(id, waitSeconds * 1000);
     const onClose = () => w.cancel();
     closed.addEventListener('abort', onClose);
+    // Aborted before the listener was there (while the waiter started): no event will come.
+    if (closed.aborted) onClose();
     try {
       const first = await this.get(accountId, id);
       if (first.status !== 'processing' || waitSeconds === 0) return first;
