@@ -172,6 +172,7 @@ describe('the page in chromium', () => {
 
     // The player plays the chosen file; a click on a word moves it there, forwards and back.
     expect(await prop(page, '#player', 'src')).toMatch(/^blob:/);
+    expect(await prop(page, '#player', 'duration')).toBeCloseTo(11, 0); // it loaded: the CSP lets blob: audio in
     const seekTo = async (index: number) => {
       const span = (await page.$$('.word'))[index]!;
       const start = Number(await span.evaluate((el) => el.getAttribute('data-start')));
