@@ -109,7 +109,8 @@ export class HarkClient {
           reject(err);
         }
       };
-      xhr.onerror = () => reject(new ApiError(0, { code: 'network', message: 'The chunk did not reach the API.' }));
+      xhr.onerror = () =>
+        reject(new ApiError(0, { code: 'network', message: 'The chunk did not reach the API.' }));
       xhr.send(chunk);
     });
   }

@@ -91,7 +91,9 @@ export function renderTranscript(container, t, player) {
 
   /** @param {Event} e */
   const seek = (e) => {
-    const el = /** @type {HTMLElement | null} */ (e.target instanceof Element ? e.target.closest('.word') : null);
+    const el = /** @type {HTMLElement | null} */ (
+      e.target instanceof Element ? e.target.closest('.word') : null
+    );
     if (!el || (e instanceof KeyboardEvent && e.key !== 'Enter' && e.key !== ' ')) return;
     e.preventDefault();
     player.currentTime = Number(el.dataset.start);

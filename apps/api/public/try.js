@@ -174,7 +174,10 @@ function showResult(t) {
       return;
     }
     try {
-      save(await client.download(`/transcripts/${encodeURIComponent(t.id)}/subtitles?format=${format}`), `${t.id}.${format}`);
+      save(
+        await client.download(`/transcripts/${encodeURIComponent(t.id)}/subtitles?format=${format}`),
+        `${t.id}.${format}`,
+      );
     } catch (err) {
       if (err instanceof ApiError) showError(err);
       else throw err;

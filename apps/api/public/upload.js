@@ -49,7 +49,9 @@ export async function uploadFile(client, file, opts = {}) {
       }
       const from = offset;
       const end = Math.min(from + chunkBytes, file.size);
-      const after = await client.putChunk(id, file.slice(from, end), (sent) => progress(from + Math.min(sent, end - from), file.size));
+      const after = await client.putChunk(id, file.slice(from, end), (sent) =>
+        progress(from + Math.min(sent, end - from), file.size),
+      );
       offset = Number(after.receivedBytes);
       failures = 0;
       progress(offset, file.size);

@@ -6,7 +6,15 @@ import { type AppProcess, REPO_ROOT, createTestAccount, startApp, waitFor } from
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import request from 'supertest';
 import { PAGE_CSP } from '../src/routes/try-page.routes';
-import { type PageRecord, cspViolations, keptKey, launchChromium, prop, recordPage, textOf } from './fixtures/browser';
+import {
+  type PageRecord,
+  cspViolations,
+  keptKey,
+  launchChromium,
+  prop,
+  recordPage,
+  textOf,
+} from './fixtures/browser';
 
 // The try page (GET /try) in Debian's chromium, headless, against built API and worker
 // processes, real Postgres, Redis, ffmpeg and whisper-cli. The worker runs the real multilingual
@@ -94,7 +102,9 @@ describe('the page in chromium', () => {
   let record: PageRecord;
 
   beforeEach(async () => {
-    context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: OUT } });
+    context = await browser.createBrowserContext({
+      downloadBehavior: { policy: 'allow', downloadPath: OUT },
+    });
     page = await context.newPage();
     record = await recordPage(page);
   });
@@ -102,12 +112,17 @@ describe('the page in chromium', () => {
     expect(await cspViolations(page)).toEqual([]);
     expect(record.errors).toEqual([]);
     // The page talks to its own origin only.
-    expect(record.requests.filter((r) => !r.url.startsWith(`${origin}/`) && !/^(blob|data):/.test(r.url))).toEqual([]);
+    expect(
+      record.requests.filter((r) => !r.url.startsWith(`${origin}/`) && !/^(blob|data):/.test(r.url)),
+    ).toEqual([]);
     await context.close();
   });
 
   /** Fills the form and starts; resolves when the status leaves `uploading`/`processing`. */
-  async function transcribe(key: string, opts: { language?: string; speakers?: string; glossary?: string } = {}) {
+  async function transcribe(
+    key: string,
+    opts: { language?: string; speakers?: string; glossary?: string } = {},
+  ) {
     await page.goto(`${origin}/try`);
     await page.$eval('#api-key', (el) => ((el as unknown as { value: string }).value = '')); // a key kept from before
     await page.type('#api-key', key);
@@ -117,9 +132,12 @@ describe('the page in chromium', () => {
     if (opts.speakers) await page.type('#speakers', opts.speakers);
     if (opts.glossary) await page.type('#glossary', opts.glossary);
     await page.click('#start');
-    await page.waitForSelector(['done', 'failed', 'canceled', 'error'].map((s) => `#status.${s}`).join(', '), {
-      timeout: 150_000,
-    });
+    await page.waitForSelector(
+      ['done', 'failed', 'canceled', 'error'].map((s) => `#status.${s}`).join(', '),
+      {
+        timeout: 150_000,
+      },
+    );
     return textOf(page, '#status');
   }
 
@@ -135,7 +153,11 @@ describe('the page in chromium', () => {
       } else void req.continue();
     });
 
-    const status = await transcribe(acct.apiKey, { language: 'en', speakers: 'auto', glossary: 'country => nation' });
+    const status = await transcribe(acct.apiKey, {
+      language: 'en',
+      speakers: 'auto',
+      glossary: 'country => nation',
+    });
     expect(await prop(page, '#error', 'hidden')).toBe(true);
     expect(status).toBe('done');
     await page.screenshot({ path: path.join(OUT, 'try-page.png'), fullPage: true });
@@ -147,11 +169,16 @@ describe('the page in chromium', () => {
     expect(record.requests.some((r) => r.url.includes(acct.apiKey))).toBe(false);
 
     // Resumable upload: create with the size, the aborted PUT, the server's offset, the PUT again.
-    const uploadCalls = calls.filter((r) => r.url.includes('/v1/uploads')).map((r) => `${r.method} ${new URL(r.url).pathname}`);
+    const uploadCalls = calls
+      .filter((r) => r.url.includes('/v1/uploads'))
+      .map((r) => `${r.method} ${new URL(r.url).pathname}`);
     const size = (await readFile(AUDIO)).length;
     expect(calls[0]!.url).toBe(`${origin}/v1/uploads?expectedBytes=${size}`);
     const uploadId = uploadCalls[1]!.split('/').pop()!;
-    expect(uploadCalls).toEqual(['POST /v1/uploads', ...['PUT', 'GET', 'PUT'].map((m) => `${m} /v1/uploads/${uploadId}`)]);
+    expect(uploadCalls).toEqual([
+      'POST /v1/uploads',
+      ...['PUT', 'GET', 'PUT'].map((m) => `${m} /v1/uploads/${uploadId}`),
+    ]);
     expect(aborted).toBe(1);
     const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
     expect(Number(upload.receivedBytes)).toBe(size);
@@ -162,8 +189,12 @@ describe('the page in chromium', () => {
 
     // The transcript, with the glossary applied, in utterances coloured by speaker.
     const words = await page.$$eval('.word', (els) => els.map((e) => e.textContent));
-    expect(words.join(' ')).toMatch(/ask not what your nation can do for you, ask what you can do for your nation/i);
-    const blocks = await page.$$eval('.utterance', (els) => els.map((e) => [e.className, e.querySelector('.speaker')?.textContent]));
+    expect(words.join(' ')).toMatch(
+      /ask not what your nation can do for you, ask what you can do for your nation/i,
+    );
+    const blocks = await page.$$eval('.utterance', (els) =>
+      els.map((e) => [e.className, e.querySelector('.speaker')?.textContent]),
+    );
     expect(blocks.length).toBeGreaterThan(0);
     for (const [cls, who] of blocks) {
       expect(cls).toMatch(/speaker-[0-7]/);
@@ -192,19 +223,30 @@ describe('the page in chromium', () => {
 
     // Downloads: subtitles fetched with the key, the JSON as shown.
     const id = await textOf(page, '#transcript-id');
-    for (const format of ['srt', 'vtt', 'txt', 'json']) await page.click(`#downloads [data-format="${format}"]`);
+    for (const format of ['srt', 'vtt', 'txt', 'json'])
+      await page.click(`#downloads [data-format="${format}"]`);
     const file = (ext: string) =>
-      waitFor(() => readFile(path.join(OUT, `${id}.${ext}`), 'utf8').catch(() => null), { timeout: 10_000, message: `${id}.${ext}` });
+      waitFor(() => readFile(path.join(OUT, `${id}.${ext}`), 'utf8').catch(() => null), {
+        timeout: 10_000,
+        message: `${id}.${ext}`,
+      });
     expect(await file('srt')).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\r?\n/);
     expect(await file('vtt')).toMatch(/^WEBVTT/);
     expect(await file('txt')).toMatch(/your nation can do for you/i);
-    expect(JSON.parse(await file('json'))).toMatchObject({ id, status: 'done', language: 'en', durationSeconds: 11 });
+    expect(JSON.parse(await file('json'))).toMatchObject({
+      id,
+      status: 'done',
+      language: 'en',
+      durationSeconds: 11,
+    });
   }, 200_000);
 
   it('API errors are shown as the API gives them: code, message, request id, fields', async () => {
     // A wrong key: 401 on the first call, the upload.
     const responses: { url: string; requestId: string | undefined }[] = [];
-    page.on('response', (res) => responses.push({ url: res.url(), requestId: res.headers()['x-request-id'] }));
+    page.on('response', (res) =>
+      responses.push({ url: res.url(), requestId: res.headers()['x-request-id'] }),
+    );
     expect(await transcribe('tk_not-a-real-key-0123456789abcdefghij')).toBe('error');
     expect(await textOf(page, '#error-code')).toBe('invalid_api_key');
     expect(await textOf(page, '#error-message')).not.toBe('');
