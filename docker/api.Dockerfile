@@ -49,6 +49,8 @@ ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 HARK_STORAGE_DIR=/var/lib/hark/st
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/api/dist ./apps/api/dist
+# The try page (GET /, /try): static files the API reads at boot from apps/api/public.
+COPY apps/api/public ./apps/api/public
 COPY --from=build /app/packages/db/dist ./packages/db/dist
 COPY --from=build /app/packages/cli/dist ./packages/cli/dist
 # migrate-cli reads ../../../prisma/migrations relative to its bundle.

@@ -16,12 +16,11 @@ export COREPACK_INTEGRITY_KEYS=0
 log() { printf '\033[1;34m[hark]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 
-# Debian packages the service needs: Postgres, Redis, ffmpeg, a C++ toolchain for whisper.cpp,
-# and the audio tools the tests use to make speech.
-ensure_system_packages() {
-  local want=() cmd pkg
-  for pair in postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg cmake:cmake g++:g++ \
-    make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux java:openjdk-17-jre-headless; do
+# Installs, as root, the Debian packages of the given `command:package` pairs whose command is
+# missing (`postgres` is looked up under /usr/lib/postgresql, where Debian puts it).
+ensure_debian_packages() {
+  local want=() cmd pkg pair
+  for pair in "$@"; do
     cmd="${pair%%:*}"; pkg="${pair#*:}"
     if [ "$cmd" = postgres ]; then
       ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && continue
@@ -35,6 +34,20 @@ ensure_system_packages() {
   log "installing ${want[*]}"
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+}
+
+# Debian packages the service needs: Postgres, Redis, ffmpeg, a C++ toolchain for whisper.cpp,
+# and the audio tools the tests use to make speech.
+ensure_system_packages() {
+  ensure_debian_packages postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg \
+    cmake:cmake g++:g++ make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux \
+    java:openjdk-17-jre-headless
+}
+
+# The browser the test of the try page drives (puppeteer-core, headless): Debian's chromium.
+# Only the test command needs it, so scripts/up.sh does not install it.
+ensure_test_browser() {
+  ensure_debian_packages chromium:chromium
 }
 
 ensure_pnpm() {

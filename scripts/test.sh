@@ -8,6 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 prepare_stack hark_test
 ensure_whisper
+ensure_test_browser
 export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
 export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
 export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"

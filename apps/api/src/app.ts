@@ -17,6 +17,7 @@ import { openapiRoutes } from './routes/openapi.routes';
 import { QUEUE_BOARD_PATH, queueBoard } from './routes/queue-board.routes';
 import { subtitleRoutes } from './routes/subtitle.routes';
 import { transcriptRoutes } from './routes/transcript.routes';
+import { tryPageRoutes } from './routes/try-page.routes';
 import { uploadRoutes } from './routes/upload.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import { CompletionWaiter } from './services/completion-waiter';
@@ -57,6 +58,7 @@ export function createApp(deps: ApiDeps): HarkApp {
     next();
   });
   healthRoutes(app, deps, lifecycle);
+  tryPageRoutes(app); // the browser page at / and /try: static, no key; it calls /v1 like any client
 
   const limits = rateLimits(new SlidingWindowLimiter(deps.redis, deps.config.redisPrefix), {
     rules: deps.config.rateLimits,
