@@ -114,8 +114,11 @@ describe.each(['s3', 'local'] as const)('uploads through the %s driver, API and 
     for (let i = 0; i < 3 && t.status === 'processing'; i++) t = (await call('GET', `/transcripts/${tid}?wait=60`, acct.auth)).body.data;
     // The worker checked the declared sha256 against what it fetched (audio_mismatch otherwise).
     expect(t).toMatchObject({ status: 'done', error: null, durationSeconds: 11 });
-    // The job's scratch folder went with the job.
-    expect(await readdir(dirs.workerTmp).catch(() => [])).toEqual([]);
+    // The job's scratch folder goes with the job (removed just after the transcript is marked done).
+    await waitFor(async () => (await readdir(dirs.workerTmp).catch(() => [])).length === 0, {
+      timeout: 5000,
+      message: "the worker's scratch folder to be emptied",
+    });
 
     if (driver === 's3') {
       // Nothing of the upload ever touched the API's or the worker's own folders.
