@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
-import type { TranscribeJob } from '@hark/queue';
+import { type TranscribeJob, isLastTranscribeAttempt } from '@hark/queue';
 import { completeTranscript, failTranscript, markStarted } from '@hark/transcripts';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
@@ -58,7 +58,7 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
     try {
       outcome = await runJob(deps, job, token, log, signal, ran);
     } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const lastAttempt = isLastTranscribeAttempt(job);
       finished(error instanceof UnrecoverableError || lastAttempt ? 'failed' : 'retried');
       throw error;
     } finally {
@@ -202,7 +202,7 @@ async function failed(
   webhookUrl: string | null,
 ): Promise<never> {
   const failure = toFailure(error);
-  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const lastAttempt = isLastTranscribeAttempt(job);
   if (failure.retryable && !lastAttempt) {
     log.warn({ code: failure.code, ...describeForLog(error) }, 'attempt failed; BullMQ will retry');
     throw error;

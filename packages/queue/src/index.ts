@@ -1,2 +1,5 @@
 export * from './catalog';
 export * from './connection';
+export * from './consumer';
+export * from './producers';
+export * from './webhook-retry';
