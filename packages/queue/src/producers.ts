@@ -60,7 +60,8 @@ export function catalogQueue<N extends QueueName>(
   return new Queue<JobPayloads[N], JobResults[N]>(name, { connection, prefix: bullPrefix(redisPrefix) });
 }
 
-function transcribeProducer(queue: CatalogQueue<'transcribe'>): TranscribeProducer {
+/** The transcribe producer on `queue` (the API builds its own, without the webhook queue). */
+export function transcribeProducer(queue: CatalogQueue<'transcribe'>): TranscribeProducer {
   return {
     queue,
     async enqueue(transcriptId) {
@@ -83,7 +84,8 @@ function transcribeProducer(queue: CatalogQueue<'transcribe'>): TranscribeProduc
   };
 }
 
-function webhookProducer(queue: CatalogQueue<'webhook'>): WebhookProducer {
+/** The webhook producer on `queue`. */
+export function webhookProducer(queue: CatalogQueue<'webhook'>): WebhookProducer {
   return {
     queue,
     async enqueueAttempt(transcriptId, attempt, delayMs) {
