@@ -1,5 +1,5 @@
 import { newId } from '@hark/core';
-import { type WebhookJobResult, webhookJobId, webhookSchedule } from '@hark/queue';
+import { webhookJobId, webhookSchedule } from '@hark/queue';
 import { waitFor } from '@hark/testing';
 import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
 import { DeliveryStore, type RecordInput } from '../src/delivery-store';
@@ -45,7 +45,7 @@ const deliveriesCount = (id: string, n: number, timeout = 15_000) =>
 
 /** The result the webhook job for `jobId` finished with. */
 const jobResult = (jobId: string) =>
-  waitFor(async () => ((await h.queue.getJob(jobId))?.returnvalue as WebhookJobResult | undefined) ?? null, {
+  waitFor(async () => (await h.queue.getJob(jobId))?.returnvalue ?? null, {
     message: `job ${jobId} finished`,
   });
 
