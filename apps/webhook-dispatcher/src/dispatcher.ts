@@ -67,12 +67,13 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     logger,
     metrics,
   });
-  const worker = await startConsumer('dispatcher', 'webhook', handler, {
+  const consumer = await startConsumer('dispatcher', 'webhook', handler, {
     connection: redis,
     redisPrefix: config.redisPrefix,
     tuning: config.queue,
     logger,
   });
+  const { worker } = consumer;
   worker.on('stalled', (jobId) =>
     logger.warn(
       { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
@@ -90,17 +91,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     worker,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), graceMs);
-      });
-      const closing = worker.close().then(() => true);
-      const finished = await Promise.race([closing, graceOver]);
-      clearTimeout(timer);
-      if (!finished) {
-        logger.warn({ graceMs }, 'grace period over; abandoning in-flight sends to be re-run');
-        await worker.close(true);
-      }
+      const { finished } = await consumer.close({ graceMs });
       await queues.close();
       return { finished };
     },

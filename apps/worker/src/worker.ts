@@ -108,12 +108,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     metrics,
     feed,
   });
-  const worker = await startConsumer('worker', 'transcribe', handler, {
+  const consumer = await startConsumer('worker', 'transcribe', handler, {
     connection: redis,
     redisPrefix: config.redisPrefix,
     tuning: config.queue,
     logger,
+    handBack: active,
   });
+  const { worker } = consumer;
   worker.on('stalled', (jobId) => {
     metrics.jobStalled();
     logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
@@ -194,25 +196,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     active,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
-      // Fetch nothing more (a job fetched at this very moment is handed straight back).
-      active.stopAccepting();
-      await worker.pause(true);
-      await sweeps?.stop();
-      let handedBack = 0;
-      if (!(await active.idle(graceMs))) {
-        handedBack = await active.handBackAll();
-        logger.info({ handedBack }, 'grace period over; active jobs handed back to the queue');
-      }
-      // Every job that finished here has its result stored before the connections go. The
-      // close is forced because handed-back handlers never settle, which a normal close
-      // would wait for forever.
-      if (!(await active.allRecorded(5000))) logger.warn('closing before BullMQ recorded every result');
-      await worker.close(true);
-      await Promise.allSettled([
-        queues.close(),
-        subscriber.quit(),
-        diarizer.close?.(),
-      ]);
+      const { handedBack } = await consumer.close({ graceMs, stopped: async () => sweeps?.stop() });
+      await Promise.allSettled([queues.close(), subscriber.quit(), diarizer.close?.()]);
       return { handedBack };
     },
   };

@@ -74,7 +74,19 @@ describe('job catalog', () => {
   it('puts an automatic attempt back 12 times on infrastructure failures, 1 s doubling to 60 s', () => {
     const waits = Array.from({ length: 13 }, (_, i) => infraRetryDelay(i + 1));
     expect(waits).toEqual([
-      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000, null,
+      1000,
+      2000,
+      4000,
+      8000,
+      16_000,
+      32_000,
+      60_000,
+      60_000,
+      60_000,
+      60_000,
+      60_000,
+      60_000,
+      null,
     ]);
     expect(webhookInfraRetry.maxRetries).toBe(12);
     // 423 s of waiting in all.

@@ -3,3 +3,4 @@ export * from './connection';
 export * from './consumer';
 export * from './producers';
 export * from './webhook-retry';
+export * from './shutdown';
