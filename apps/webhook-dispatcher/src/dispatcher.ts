@@ -4,7 +4,7 @@ import {
   type WebhookJob,
   type WebhookJobResult,
   createQueues,
-  startConsumer,
+  startConsumers,
   transcriptIdOfWebhookJob,
 } from '@hark/queue';
 import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
@@ -67,12 +67,16 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     logger,
     metrics,
   });
-  const consumer = await startConsumer('dispatcher', 'webhook', handler, {
-    connection: redis,
-    redisPrefix: config.redisPrefix,
-    tuning: config.queue,
-    logger,
-  });
+  const { webhook: consumer } = await startConsumers(
+    'dispatcher',
+    { webhook: handler },
+    {
+      connection: redis,
+      redisPrefix: config.redisPrefix,
+      tuning: config.queue,
+      logger,
+    },
+  );
   const { worker } = consumer;
   worker.on('stalled', (jobId) =>
     logger.warn(

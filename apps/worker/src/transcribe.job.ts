@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
-import { type TranscribeJob, isLastTranscribeAttempt } from '@hark/queue';
+import { type TranscribeJob, type TranscribeJobResult, isLastTranscribeAttempt } from '@hark/queue';
 import { completeTranscript, failTranscript, markStarted } from '@hark/transcripts';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
@@ -32,7 +32,8 @@ export interface TranscribeJobDeps {
 }
 
 /** How a job ended here (BullMQ stores it as the return value; handy in tests and logs). */
-export type JobOutcome = 'done' | 'canceled' | 'missing' | 'already_finished';
+/** How a job ended without throwing: the catalog's result of a transcribe job. */
+export type JobOutcome = TranscribeJobResult;
 
 /** Returned by a job handed back at shutdown: the handler never settles (see `handBack`). */
 const PARKED = Symbol('parked');

@@ -5,7 +5,7 @@ import { WhisperEngine } from '@hark/media';
 import {
   type TranscribeJob,
   createQueues,
-  startConsumer,
+  startConsumers,
   transcribeFailedForGood,
   transcriptCancelChannel,
 } from '@hark/queue';
@@ -108,13 +108,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     metrics,
     feed,
   });
-  const consumer = await startConsumer('worker', 'transcribe', handler, {
-    connection: redis,
-    redisPrefix: config.redisPrefix,
-    tuning: config.queue,
-    logger,
-    handBack: active,
-  });
+  const { transcribe: consumer } = await startConsumers(
+    'worker',
+    { transcribe: handler },
+    {
+      connection: redis,
+      redisPrefix: config.redisPrefix,
+      tuning: config.queue,
+      logger,
+      handBack: active,
+    },
+  );
   const { worker } = consumer;
   worker.on('stalled', (jobId) => {
     metrics.jobStalled();

@@ -10,7 +10,7 @@ import {
   transcriptIdOfWebhookJob,
   webhookJobId,
 } from './catalog';
-import { type ConsumerOptions, type Handler, assertConsumes, startConsumer } from './consumer';
+import { type ConsumerOptions, type Handler, assertConsumes, startConsumers } from './consumer';
 import type { Queues } from './producers';
 import {
   delayBefore,
@@ -108,9 +108,15 @@ describe('typed from the catalog', () => {
     const unchecked = (queues: Queues) => {
       // @ts-expect-error an attempt is a number
       void queues.webhooks.enqueueAttempt('tr_a', '1');
-      const handler: Handler<'webhook'> = async () => ({ status: 'skipped', reason: 'gone' });
-      // @ts-expect-error the transcribe queue is the worker's, and takes no webhook handler
-      void startConsumer('dispatcher', 'transcribe', handler, {} as ConsumerOptions);
+      const webhook: Handler<'webhook'> = async () => ({ status: 'skipped', reason: 'gone' });
+      const options = {} as ConsumerOptions;
+      // @ts-expect-error the worker must consume transcribe: its handler is missing
+      void startConsumers('worker', {}, options);
+      // @ts-expect-error a webhook handler does not take transcribe jobs
+      void startConsumers('worker', { transcribe: webhook }, options);
+      // @ts-expect-error the webhook queue is the dispatcher's
+      void startConsumers('worker', { transcribe: async () => 'done' as const, webhook }, options);
+      void startConsumers('dispatcher', { webhook }, options);
     };
     expect(unchecked).toBeInstanceOf(Function);
   });

@@ -62,10 +62,12 @@ export interface JobPayloads {
   webhook: WebhookJob;
 }
 
+/** How a transcribe job ended without throwing (kept by BullMQ; metrics count it). */
+export type TranscribeJobResult = 'done' | 'canceled' | 'missing' | 'already_finished';
+
 /** What each queue's handler returns. */
 export interface JobResults {
-  /** The worker's outcome is its own business (`JobOutcome` in apps/worker). */
-  transcribe: unknown;
+  transcribe: TranscribeJobResult;
   webhook: WebhookJobResult;
 }
 

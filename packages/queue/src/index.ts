@@ -4,3 +4,4 @@ export * from './consumer';
 export * from './producers';
 export * from './webhook-retry';
 export * from './shutdown';
+export * from './consumer-close';

@@ -1,4 +1,4 @@
-import type { ConsumerLogger } from './consumer';
+import type { ConsumerLogger } from './consumer-close';
 
 export interface ShutdownSteps {
   logger: ConsumerLogger;
