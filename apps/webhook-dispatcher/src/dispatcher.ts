@@ -69,30 +69,30 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
   });
   const { webhook: consumer } = await startConsumers(
     'dispatcher',
-    { webhook: handler },
     {
-      connection: redis,
-      redisPrefix: config.redisPrefix,
-      tuning: config.queue,
-      logger,
+      webhook: {
+        handler,
+        listen(worker) {
+          worker.on('stalled', (jobId) =>
+            logger.warn(
+              { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
+              'attempt stalled (its dispatcher died); re-running',
+            ),
+          );
+          worker.on('failed', (job, err) =>
+            logger.error(
+              { jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message },
+              'attempt failed',
+            ),
+          );
+        },
+      },
     },
-  );
-  const { worker } = consumer;
-  worker.on('stalled', (jobId) =>
-    logger.warn(
-      { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
-      'attempt stalled (its dispatcher died); re-running',
-    ),
-  );
-  worker.on('failed', (job, err) =>
-    logger.error(
-      { jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message },
-      'attempt failed',
-    ),
+    { connection: redis, redisPrefix: config.redisPrefix, tuning: config.queue, logger },
   );
 
   return {
-    worker,
+    worker: consumer.worker,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
       const { finished } = await consumer.close({ graceMs });

@@ -110,26 +110,25 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   const { transcribe: consumer } = await startConsumers(
     'worker',
-    { transcribe: handler },
     {
-      connection: redis,
-      redisPrefix: config.redisPrefix,
-      tuning: config.queue,
-      logger,
-      handBack: active,
+      transcribe: {
+        handler,
+        listen(worker) {
+          worker.on('stalled', (jobId) => {
+            metrics.jobStalled();
+            logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
+          });
+          worker.on('completed', (job) => active.recorded(job.data.transcriptId));
+          worker.on('failed', (job, err) => {
+            if (!job) return;
+            active.recorded(job.data.transcriptId);
+            void failedForGood(job, err);
+          });
+        },
+      },
     },
+    { connection: redis, redisPrefix: config.redisPrefix, tuning: config.queue, logger, handBack: active },
   );
-  const { worker } = consumer;
-  worker.on('stalled', (jobId) => {
-    metrics.jobStalled();
-    logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
-  });
-  worker.on('completed', (job) => active.recorded(job.data.transcriptId));
-  worker.on('failed', (job, err) => {
-    if (!job) return;
-    active.recorded(job.data.transcriptId);
-    void failedForGood(job, err);
-  });
 
   /**
    * BullMQ can fail a job without running the handler: a job that stalled more than
@@ -196,7 +195,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       : null;
 
   return {
-    worker,
+    worker: consumer.worker,
     active,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {

@@ -113,10 +113,11 @@ describe('typed from the catalog', () => {
       // @ts-expect-error the worker must consume transcribe: its handler is missing
       void startConsumers('worker', {}, options);
       // @ts-expect-error a webhook handler does not take transcribe jobs
-      void startConsumers('worker', { transcribe: webhook }, options);
+      void startConsumers('worker', { transcribe: { handler: webhook } }, options);
+      const own = { transcribe: { handler: async () => 'done' as const } };
       // @ts-expect-error the webhook queue is the dispatcher's
-      void startConsumers('worker', { transcribe: async () => 'done' as const, webhook }, options);
-      void startConsumers('dispatcher', { webhook }, options);
+      void startConsumers('worker', { ...own, webhook: { handler: webhook } }, options);
+      void startConsumers('dispatcher', { webhook: { handler: webhook } }, options);
     };
     expect(unchecked).toBeInstanceOf(Function);
   });

@@ -31,8 +31,18 @@ export interface ConsumerOptions {
   handBack?: HandBack;
 }
 
-/** A handler for each queue `role` consumes: leaving one out, or giving one of another queue, fails to compile. */
-export type HandlersOf<Role extends ConsumerRole> = { [N in QueuesOf<Role>]: Handler<N> };
+/** How a process consumes queue `N`. */
+export interface ConsumerSpec<N extends QueueName> {
+  handler: Handler<N>;
+  /**
+   * Attaches the process's listeners (`completed`, `failed`, `stalled`) to the new worker,
+   * before it can take a job, so none of its events is missed.
+   */
+  listen?(worker: Worker<JobPayloads[N], JobResults[N]>): void;
+}
+
+/** A consumer for each queue `role` consumes: leaving one out, or giving one of another queue, fails to compile. */
+export type HandlersOf<Role extends ConsumerRole> = { [N in QueuesOf<Role>]: ConsumerSpec<N> };
 
 export type ConsumersOf<Role extends ConsumerRole> = {
   [N in QueuesOf<Role>]: Consumer<JobPayloads[N], JobResults[N]>;
@@ -48,13 +58,13 @@ export async function startConsumers<Role extends ConsumerRole>(
   handlers: HandlersOf<Role>,
   options: ConsumerOptions,
 ): Promise<ConsumersOf<Role>> {
-  const entries = Object.entries(handlers) as [QueueName, Handler<QueueName>][];
+  const entries = Object.entries(handlers) as [QueueName, ConsumerSpec<QueueName>][];
   assertConsumes(
     role,
     entries.map(([name]) => name),
   );
   const started = await Promise.all(
-    entries.map(async ([name, handler]) => [name, await startConsumer(name, handler, options)] as const),
+    entries.map(async ([name, spec]) => [name, await startConsumer(name, spec, options)] as const),
   );
   // Keyed by the handlers' own keys, which HandlersOf<Role> makes exactly QueuesOf<Role>.
   return Object.fromEntries(started) as unknown as ConsumersOf<Role>;
@@ -62,7 +72,7 @@ export async function startConsumers<Role extends ConsumerRole>(
 
 async function startConsumer<N extends QueueName>(
   name: N,
-  handler: Handler<N>,
+  { handler, listen }: ConsumerSpec<N>,
   options: ConsumerOptions,
 ): Promise<Consumer<JobPayloads[N], JobResults[N]>> {
   const { connection, redisPrefix, tuning, logger, handBack } = options;
@@ -72,6 +82,7 @@ async function startConsumer<N extends QueueName>(
     workerOptions(connection, bullPrefix(redisPrefix), tuning),
   );
   worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+  listen?.(worker);
   await worker.waitUntilReady();
   return { worker, close: (close) => closeConsumer(worker, handBack, close, logger) };
 }
