@@ -1,20 +1,16 @@
-import { QUEUES, bullPrefix } from '@hark/queue';
+import { type CatalogQueue, catalogQueue } from '@hark/queue';
 import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
-import { Queue } from 'bullmq';
 import request from 'supertest';
 import { startTestApi, type TestApi } from './helpers';
 
 // The API's side of fair scheduling: a create enters the queue only while its account has no
 // job waiting there (HARK_QUEUED_PER_ACCOUNT, default 1); the others are held in Postgres.
 let api: TestApi;
-let queue: Queue;
+let queue: CatalogQueue<'transcribe'>;
 
 beforeAll(() => {
   api = startTestApi();
-  queue = new Queue(QUEUES.transcribe, {
-    connection: api.redis,
-    prefix: bullPrefix(api.deps.config.redisPrefix),
-  });
+  queue = catalogQueue('transcribe', api.redis, api.deps.config.redisPrefix);
 });
 afterAll(async () => {
   await queue.close();

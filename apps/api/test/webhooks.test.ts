@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import {
-  QUEUES,
-  WEBHOOK_JOB_OPTIONS,
-  type WebhookJob,
-  bullPrefix,
+  type CatalogQueue,
+  type WebhookProducer,
+  catalogQueue,
   webhookJobId,
+  webhookProducer,
   workerConnection,
 } from '@hark/queue';
 import { type TestAccount, createTestAccount, waitFor } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
-import { Queue } from 'bullmq';
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
@@ -43,7 +42,8 @@ let api: TestApi;
 let acct: TestAccount;
 let dispatcher: RunningDispatcher;
 let workerRedis: Redis;
-let webhookQueue: Queue<WebhookJob>;
+let webhooks: WebhookProducer;
+let webhookQueue: CatalogQueue<'webhook'>;
 let rx: Receiver;
 /** What the receiver answers next. */
 let status = 200;
@@ -65,10 +65,8 @@ beforeAll(async () => {
     redis: workerRedis,
     logger: pino({ level: 'silent' }),
   });
-  webhookQueue = new Queue(QUEUES.webhook, {
-    connection: workerRedis,
-    prefix: bullPrefix(api.deps.config.redisPrefix),
-  });
+  webhooks = webhookProducer(catalogQueue('webhook', workerRedis, api.deps.config.redisPrefix));
+  webhookQueue = webhooks.queue;
   rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope' }));
 });
 afterAll(async () => {
@@ -106,12 +104,7 @@ async function finish(id: string, how: 'done' | 'failed' = 'done', announce = tr
       content: { text: 'hi', words: [], utterances: [], diarizationSegments: null },
     });
   }
-  if (announce)
-    await webhookQueue.add(
-      QUEUES.webhook,
-      { transcriptId: id, attempt: 1 },
-      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) },
-    );
+  if (announce) await webhooks.enqueueAttempt(id, 1);
 }
 
 const history = async (id: string) =>
@@ -287,7 +280,7 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
       .set(acct.auth)
       .expect(500);
     expect(res.body).toEqual(envelope('internal', true));
-    const orphan = new Queue(QUEUES.webhook, { connection: workerRedis, prefix: bullPrefix(prefix) });
+    const orphan = catalogQueue('webhook', workerRedis, prefix);
     expect(await orphan.getJobCounts('wait', 'delayed', 'active')).toEqual({
       wait: 0,
       delayed: 0,

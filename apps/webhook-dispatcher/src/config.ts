@@ -1,6 +1,6 @@
 import { type CommonConfig, ConfigError, type Env, commonConfig, int, num, optStr } from '@hark/core';
 import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
-import { webhookSchedule } from '@hark/webhooks';
+import { webhookSchedule } from '@hark/queue';
 
 export interface DispatcherQueueTuning {
   /** `HARK_DISPATCHER_CONCURRENCY`: notices one process sends at once. Default 50. */

@@ -1,13 +1,19 @@
 import { newId } from '@hark/core';
 import type { GuardedClient } from '@hark/http';
-import type { WebhookJob, WebhookJobResult } from '@hark/queue';
+import {
+  type WebhookJob,
+  type WebhookJobResult,
+  type WebhookProducer,
+  delayBefore,
+  infraRetryDelay,
+  isLastWebhookAttempt,
+} from '@hark/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WebhookScheduleConfig } from './config';
 import { type AttemptSummary, type DeliveryStore, automaticSlot } from './delivery-store';
 import type { AttemptOutcome } from './metrics';
 import { type Notice, loadNotice } from './notice';
-import { delayBefore } from './schedule';
 import { sendNotice } from './send-notice';
 
 export interface DeliverDeps {
@@ -18,16 +24,11 @@ export interface DeliverDeps {
   timeoutMs: number;
   schedule: WebhookScheduleConfig;
   /** Adds automatic attempt `attempt` as a delayed job with id `webhookJobId(id, attempt)`. */
-  enqueueAttempt(transcriptId: string, attempt: number, delayMs: number): Promise<void>;
+  enqueueAttempt: WebhookProducer['enqueueAttempt'];
   logger: Logger;
   /** Told how each send ended and how long it took (DispatcherMetrics). */
   metrics?: { attemptSent(outcome: AttemptOutcome, seconds: number): void };
 }
-
-// Postgres or Redis failing under an automatic attempt: the job (attempts: 1) is put back with
-// backoff instead of failing, or the notice would be lost. About 9 minutes in all.
-const INFRA_RETRIES = 12;
-const infraBackoffMs = (n: number) => Math.min(60_000, 1000 * 2 ** (n - 1));
 
 /**
  * The `webhook` job: one attempt to send a transcript's completion notice.
@@ -73,7 +74,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
     if (typeof notice === 'string') return skipped(notice, log);
     if (history.some((a) => a.delivered)) return skipped('acknowledged', log);
     const result = await send(notice, log);
-    const last = delayBefore(deps.schedule, slot + 1) === null;
+    const last = isLastWebhookAttempt(deps.schedule, slot);
     deps.metrics?.attemptSent(
       result.delivered ? 'delivered' : last ? 'gave_up' : 'failed',
       result.durationMs / 1000,
@@ -120,8 +121,10 @@ export function createDeliverHandler(deps: DeliverDeps) {
       }
       return await automatic(transcriptId, attempt, log);
     } catch (error) {
-      if (isManual || !token || job.attemptsStarted > INFRA_RETRIES) throw error;
-      const waitMs = infraBackoffMs(job.attemptsStarted);
+      // Postgres or Redis failing under an automatic attempt: put back (webhookInfraRetry).
+      if (isManual || !token) throw error;
+      const waitMs = infraRetryDelay(job.attemptsStarted);
+      if (waitMs === null) throw error;
       log.warn({ err: (error as Error).message, retryInMs: waitMs }, 'attempt interrupted; retrying');
       await job.moveToDelayed(Date.now() + waitMs, token);
       throw new DelayedError();

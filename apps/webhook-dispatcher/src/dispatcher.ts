@@ -1,17 +1,14 @@
 import type { Db } from '@hark/db';
 import { type GuardedClient, createGuardedClient } from '@hark/http';
 import {
-  QUEUES,
-  WEBHOOK_JOB_OPTIONS,
   type WebhookJob,
   type WebhookJobResult,
-  bullPrefix,
+  createQueues,
+  startConsumers,
   transcriptIdOfWebhookJob,
-  webhookJobId,
-  workerOptions,
 } from '@hark/queue';
 import { WEBHOOK_USER_AGENT } from '@hark/webhooks';
-import { Queue, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DispatcherConfig } from './config';
@@ -48,7 +45,6 @@ export interface RunningDispatcher {
 /** Starts consuming the `webhook` queue. */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, db, redis, logger } = deps;
-  const prefix = bullPrefix(config.redisPrefix);
   const client =
     deps.client ??
     createGuardedClient({
@@ -58,7 +54,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
       followRedirects: false,
       userAgent: WEBHOOK_USER_AGENT,
     });
-  const queue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
+  const queues = createQueues(redis, config.redisPrefix);
   const metrics = deps.metrics ?? new DispatcherMetrics();
   const handler = createDeliverHandler({
     store: deps.store ?? new DeliveryStore(db),
@@ -66,52 +62,41 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     client,
     timeoutMs: config.timeoutMs,
     schedule: config.schedule,
-    async enqueueAttempt(transcriptId, attempt, delayMs) {
-      await queue.add(
-        QUEUES.webhook,
-        { transcriptId, attempt },
-        { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(transcriptId, attempt), delay: delayMs },
-      );
-    },
+    enqueueAttempt: (transcriptId, attempt, delayMs) =>
+      queues.webhooks.enqueueAttempt(transcriptId, attempt, delayMs),
     logger,
     metrics,
   });
-  const worker = new Worker<WebhookJob, WebhookJobResult>(
-    QUEUES.webhook,
-    handler,
-    workerOptions(redis, prefix, config.queue),
+  const { webhook: consumer } = await startConsumers(
+    'dispatcher',
+    {
+      webhook: {
+        handler,
+        listen(worker) {
+          worker.on('stalled', (jobId) =>
+            logger.warn(
+              { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
+              'attempt stalled (its dispatcher died); re-running',
+            ),
+          );
+          worker.on('failed', (job, err) =>
+            logger.error(
+              { jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message },
+              'attempt failed',
+            ),
+          );
+        },
+      },
+    },
+    { connection: redis, redisPrefix: config.redisPrefix, tuning: config.queue, logger },
   );
-  worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) =>
-    logger.warn(
-      { jobId, transcriptId: transcriptIdOfWebhookJob(jobId) },
-      'attempt stalled (its dispatcher died); re-running',
-    ),
-  );
-  worker.on('failed', (job, err) =>
-    logger.error(
-      { jobId: job?.id, transcriptId: job?.data.transcriptId, err: err.message },
-      'attempt failed',
-    ),
-  );
-  await worker.waitUntilReady();
 
   return {
-    worker,
+    worker: consumer.worker,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), graceMs);
-      });
-      const closing = worker.close().then(() => true);
-      const finished = await Promise.race([closing, graceOver]);
-      clearTimeout(timer);
-      if (!finished) {
-        logger.warn({ graceMs }, 'grace period over; abandoning in-flight sends to be re-run');
-        await worker.close(true);
-      }
-      await queue.close();
+      const { finished } = await consumer.close({ graceMs });
+      await queues.close();
       return { finished };
     },
   };

@@ -15,6 +15,5 @@ export {
 } from './delivery-store';
 export { deliveryIdFor, loadNotice, type Notice } from './notice';
 export { sendNotice } from './send-notice';
-export { delayBefore } from './schedule';
 export { createLogger } from './logger';
 export { DispatcherMetrics, type AttemptOutcome } from './metrics';

@@ -2,7 +2,7 @@
 // `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
-import { workerConnection } from '@hark/queue';
+import { closeOnSignals, workerConnection } from '@hark/queue';
 import { loadDispatcherConfig } from './config';
 import { startDispatcher } from './dispatcher';
 import { createLogger } from './logger';
@@ -17,23 +17,15 @@ async function main(): Promise<void> {
   const running = await startDispatcher({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight sends');
-    try {
-      await running.close();
-    } catch (error) {
-      logger.error({ err: (error as Error).message }, 'dispatcher close failed');
-    }
-    await Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]);
-    logger.info('stopped');
-    process.exit(0);
-  };
   // Before the ready line: whoever waits for it may signal at once.
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  closeOnSignals({
+    logger,
+    name: 'dispatcher',
+    starting: (signal) =>
+      logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight sends'),
+    close: () => running.close(),
+    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]),
+  });
   logger.info(
     {
       concurrency: config.queue.concurrency,

@@ -1,8 +1,7 @@
 import { newId } from '@hark/core';
-import { WEBHOOK_REPLAY_JOB_OPTIONS, QUEUES, type WebhookJobResult, webhookJobId } from '@hark/queue';
+import { webhookJobId, webhookSchedule } from '@hark/queue';
 import { waitFor } from '@hark/testing';
 import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
-import { webhookSchedule } from '@hark/webhooks';
 import { DeliveryStore, type RecordInput } from '../src/delivery-store';
 import {
   type Harness,
@@ -46,7 +45,7 @@ const deliveriesCount = (id: string, n: number, timeout = 15_000) =>
 
 /** The result the webhook job for `jobId` finished with. */
 const jobResult = (jobId: string) =>
-  waitFor(async () => ((await h.queue.getJob(jobId))?.returnvalue as WebhookJobResult | undefined) ?? null, {
+  waitFor(async () => (await h.queue.getJob(jobId))?.returnvalue ?? null, {
     message: `job ${jobId} finished`,
   });
 
@@ -333,12 +332,7 @@ it('a replay continues the count; once one is acknowledged, the automatic schedu
   const id = await h.transcript(rx.url);
   await h.finish(id);
   await deliveriesCount(id, 1);
-  const replayId = newId('whd');
-  await h.queue.add(
-    QUEUES.webhook,
-    { transcriptId: id, attempt: 0, manual: true },
-    { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: replayId },
-  );
+  const replayId = (await h.queues.webhooks.enqueueReplay(id)).id!;
   expect(await jobResult(replayId)).toEqual({
     status: 'recorded',
     deliveryId: replayId,

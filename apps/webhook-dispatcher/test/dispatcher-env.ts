@@ -2,17 +2,9 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Db, type WebhookDelivery, createDb } from '@hark/db';
-import {
-  QUEUES,
-  WEBHOOK_JOB_OPTIONS,
-  type WebhookJob,
-  bullPrefix,
-  webhookJobId,
-  workerConnection,
-} from '@hark/queue';
+import { type CatalogQueue, type Queues, createQueues, workerConnection } from '@hark/queue';
 import { type TestAccount, createProcessingTranscript, createTestAccount } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { type DispatcherConfig, loadDispatcherConfig } from '../src/config';
@@ -35,7 +27,8 @@ export interface Harness {
   config: DispatcherConfig;
   db: Db;
   redis: Redis;
-  queue: Queue<WebhookJob>;
+  queues: Queues;
+  queue: CatalogQueue<'webhook'>;
   account: TestAccount;
   /** An in-process dispatcher; `env` overrides this harness's environment for it. */
   start(env?: Record<string, string>, deps?: Partial<DispatcherDeps>): Promise<RunningDispatcher>;
@@ -55,26 +48,19 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
   const config = loadDispatcherConfig(env);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: 6 });
   const redis = workerConnection(config.redisUrl);
-  const queue = new Queue<WebhookJob>(QUEUES.webhook, {
-    connection: redis,
-    prefix: bullPrefix(config.redisPrefix),
-  });
+  const queues = createQueues(redis, config.redisPrefix);
+  const queue = queues.webhooks.queue;
   const account = await createTestAccount(db, config.secret, { toppedUp: true, credits: 1000 });
   const running: RunningDispatcher[] = [];
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 
-  const enqueueAttempt = async (id: string, attempt: number) => {
-    await queue.add(
-      QUEUES.webhook,
-      { transcriptId: id, attempt },
-      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, attempt) },
-    );
-  };
+  const enqueueAttempt = (id: string, attempt: number) => queues.webhooks.enqueueAttempt(id, attempt);
   return {
     env,
     config,
     db,
     redis,
+    queues,
     queue,
     account,
     async start(extra = {}, deps = {}) {
@@ -124,7 +110,7 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     async close() {
       await Promise.allSettled(running.splice(0).map((d) => d.close(0)));
       await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
+      await queues.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };

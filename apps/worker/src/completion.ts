@@ -1,18 +1,11 @@
-import {
-  QUEUES,
-  WEBHOOK_JOB_OPTIONS,
-  type WebhookJob,
-  transcriptDoneChannel,
-  webhookJobId,
-} from '@hark/queue';
-import type { Queue } from 'bullmq';
+import { type WebhookProducer, transcriptDoneChannel } from '@hark/queue';
 import type { Redis } from 'ioredis';
 
 export interface AnnounceDeps {
   /** Any non-subscriber connection. */
   redis: Redis;
   redisPrefix: string;
-  webhookQueue: Queue<WebhookJob>;
+  webhooks: Pick<WebhookProducer, 'enqueueAttempt'>;
 }
 
 /**
@@ -30,13 +23,7 @@ export async function announceFinished(
   transcriptId: string,
   webhookUrl: string | null,
 ): Promise<void> {
-  if (webhookUrl) {
-    const payload: WebhookJob = { transcriptId, attempt: 1 };
-    await deps.webhookQueue.add(QUEUES.webhook, payload, {
-      ...WEBHOOK_JOB_OPTIONS,
-      jobId: webhookJobId(transcriptId, 1),
-    });
-  }
+  if (webhookUrl) await deps.webhooks.enqueueAttempt(transcriptId, 1);
   // After the enqueue: whoever wakes up and reads the transcript may look for its delivery.
   await deps.redis.publish(transcriptDoneChannel(deps.redisPrefix), transcriptId);
 }

@@ -2,7 +2,7 @@
 // runs until SIGTERM (finish or hand back the active job, exit 0).
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
-import { workerConnection } from '@hark/queue';
+import { closeOnSignals, workerConnection } from '@hark/queue';
 import { prepareModel } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
@@ -21,26 +21,18 @@ async function main(): Promise<void> {
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(
-      { signal, active: running.active.size, graceMs: config.shutdownGraceMs },
-      'shutting down: no new jobs',
-    );
-    try {
-      await running.close();
-    } catch (error) {
-      logger.error({ err: (error as Error).message }, 'worker close failed');
-    }
-    await Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]);
-    logger.info('stopped');
-    process.exit(0);
-  };
   // Before the ready line: whoever waits for it may signal at once.
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  closeOnSignals({
+    logger,
+    name: 'worker',
+    starting: (signal) =>
+      logger.info(
+        { signal, active: running.active.size, graceMs: config.shutdownGraceMs },
+        'shutting down: no new jobs',
+      ),
+    close: () => running.close(),
+    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]),
+  });
   logger.info(
     {
       concurrency: config.queue.concurrency,

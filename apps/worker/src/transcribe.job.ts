@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
-import type { TranscribeJob } from '@hark/queue';
+import { type TranscribeJob, type TranscribeJobResult, isLastTranscribeAttempt } from '@hark/queue';
 import { completeTranscript, failTranscript, markStarted } from '@hark/transcripts';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
@@ -32,7 +32,8 @@ export interface TranscribeJobDeps {
 }
 
 /** How a job ended here (BullMQ stores it as the return value; handy in tests and logs). */
-export type JobOutcome = 'done' | 'canceled' | 'missing' | 'already_finished';
+/** How a job ended without throwing: the catalog's result of a transcribe job. */
+export type JobOutcome = TranscribeJobResult;
 
 /** Returned by a job handed back at shutdown: the handler never settles (see `handBack`). */
 const PARKED = Symbol('parked');
@@ -58,7 +59,7 @@ export function createTranscribeHandler(deps: TranscribeJobDeps) {
     try {
       outcome = await runJob(deps, job, token, log, signal, ran);
     } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const lastAttempt = isLastTranscribeAttempt(job);
       finished(error instanceof UnrecoverableError || lastAttempt ? 'failed' : 'retried');
       throw error;
     } finally {
@@ -202,7 +203,7 @@ async function failed(
   webhookUrl: string | null,
 ): Promise<never> {
   const failure = toFailure(error);
-  const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const lastAttempt = isLastTranscribeAttempt(job);
   if (failure.retryable && !lastAttempt) {
     log.warn({ code: failure.code, ...describeForLog(error) }, 'attempt failed; BullMQ will retry');
     throw error;

@@ -3,17 +3,15 @@ import { createDiarizer, NeuralDiarizer } from '@hark/diarization';
 import { type GuardedClient, createGuardedClient } from '@hark/http';
 import { WhisperEngine } from '@hark/media';
 import {
-  QUEUES,
   type TranscribeJob,
-  type WebhookJob,
-  bullPrefix,
-  enqueueTranscribe,
+  createQueues,
+  startConsumers,
+  transcribeFailedForGood,
   transcriptCancelChannel,
-  workerOptions,
 } from '@hark/queue';
 import { type BlobStore, createBlobStore } from '@hark/storage';
 import { failTranscript, feedAccountNow } from '@hark/transcripts';
-import { type Job, Queue, Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ActiveJobs } from './active-jobs';
@@ -70,7 +68,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const http =
     deps.http ??
     createGuardedClient({ allowPrivate: config.allowPrivateUrls, timeoutMs: config.downloadTimeoutMs });
-  const prefix = bullPrefix(config.redisPrefix);
   const active = new ActiveJobs();
   const metrics =
     deps.metrics ??
@@ -86,14 +83,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   await subscriber.subscribe(transcriptCancelChannel(config.redisPrefix));
 
-  const webhookQueue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix });
-  const announce = { redis, redisPrefix: config.redisPrefix, webhookQueue };
-  const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
-  metrics.watchQueues([transcribeQueue, webhookQueue]);
+  const queues = createQueues(redis, config.redisPrefix);
+  const announce = { redis, redisPrefix: config.redisPrefix, webhooks: queues.webhooks };
+  metrics.watchQueues([queues.transcribe.queue, queues.webhooks.queue]);
   /** Fair scheduling: the account's oldest held transcripts enter the queue, up to its share. */
   async function feed(accountId: string): Promise<void> {
     try {
-      await enqueueTranscribe(transcribeQueue, await feedAccountNow(db, accountId, config.queuedPerAccount));
+      await queues.transcribe.enqueueMany(await feedAccountNow(db, accountId, config.queuedPerAccount));
     } catch (error) {
       logger.warn(
         { accountId, err: (error as Error).message },
@@ -112,23 +108,27 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     metrics,
     feed,
   });
-  const worker = new Worker<TranscribeJob, JobOutcome>(
-    QUEUES.transcribe,
-    handler,
-    workerOptions(redis, prefix, config.queue),
+  const { transcribe: consumer } = await startConsumers(
+    'worker',
+    {
+      transcribe: {
+        handler,
+        listen(worker) {
+          worker.on('stalled', (jobId) => {
+            metrics.jobStalled();
+            logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
+          });
+          worker.on('completed', (job) => active.recorded(job.data.transcriptId));
+          worker.on('failed', (job, err) => {
+            if (!job) return;
+            active.recorded(job.data.transcriptId);
+            void failedForGood(job, err);
+          });
+        },
+      },
+    },
+    { connection: redis, redisPrefix: config.redisPrefix, tuning: config.queue, logger, handBack: active },
   );
-  worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
-  worker.on('stalled', (jobId) => {
-    metrics.jobStalled();
-    logger.warn({ transcriptId: jobId }, 'job stalled (its worker died); requeued');
-  });
-  worker.on('completed', (job) => active.recorded(job.data.transcriptId));
-  worker.on('failed', (job, err) => {
-    if (!job) return;
-    active.recorded(job.data.transcriptId);
-    void failedForGood(job, err);
-  });
-  await worker.waitUntilReady();
 
   /**
    * BullMQ can fail a job without running the handler: a job that stalled more than
@@ -137,8 +137,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
    * handler already failed it, failTranscript returns false and nothing happens.
    */
   async function failedForGood(job: Job<TranscribeJob>, err: Error): Promise<void> {
-    const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    if (!final) return;
+    if (!transcribeFailedForGood(job, err)) return;
     const id = job.data.transcriptId;
     try {
       if (await failTranscript(db, id, 'engine_failed', 'Transcription failed after every retry.')) {
@@ -170,7 +169,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
               run: async () => ({
                 ...(await reconcile({
                   db,
-                  queue: transcribeQueue,
+                  transcribe: queues.transcribe,
                   announce: (id, url) => announceFinished(announce, id, url),
                   stop: async (id) =>
                     void (await redis.publish(transcriptCancelChannel(config.redisPrefix), id)),
@@ -196,30 +195,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       : null;
 
   return {
-    worker,
+    worker: consumer.worker,
     active,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
-      // Fetch nothing more (a job fetched at this very moment is handed straight back).
-      active.stopAccepting();
-      await worker.pause(true);
-      await sweeps?.stop();
-      let handedBack = 0;
-      if (!(await active.idle(graceMs))) {
-        handedBack = await active.handBackAll();
-        logger.info({ handedBack }, 'grace period over; active jobs handed back to the queue');
-      }
-      // Every job that finished here has its result stored before the connections go. The
-      // close is forced because handed-back handlers never settle, which a normal close
-      // would wait for forever.
-      if (!(await active.allRecorded(5000))) logger.warn('closing before BullMQ recorded every result');
-      await worker.close(true);
-      await Promise.allSettled([
-        webhookQueue.close(),
-        transcribeQueue.close(),
-        subscriber.quit(),
-        diarizer.close?.(),
-      ]);
+      const { handedBack } = await consumer.close({ graceMs, stopped: async () => sweeps?.stop() });
+      await Promise.allSettled([queues.close(), subscriber.quit(), diarizer.close?.()]);
       return { handedBack };
     },
   };

@@ -12,7 +12,7 @@ afterAll(() => h.close());
 
 const deps = (over: Partial<Parameters<typeof reconcile>[0]> = {}) => ({
   db: h.db,
-  queue: h.transcribeQueue,
+  transcribe: h.queues.transcribe,
   announce: async () => undefined,
   stop: async () => undefined,
   maxProcessingMs: 24 * 3600_000,

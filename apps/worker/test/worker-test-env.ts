@@ -7,17 +7,19 @@ import path from 'node:path';
 import { newId } from '@hark/core';
 import { type Db, Prisma, createDb } from '@hark/db';
 import {
+  type CatalogQueue,
   QUEUES,
+  type Queues,
   TRANSCRIBE_JOB_OPTIONS,
-  type TranscribeJob,
-  bullPrefix,
+  createQueues,
+  transcribeJobId,
   transcriptCancelChannel,
   transcriptDoneChannel,
   workerConnection,
 } from '@hark/queue';
 import { type BlobStore, ResumableSha256, createBlobStore } from '@hark/storage';
 import { type TestAccount, createProcessingTranscript, createTestAccount, waitFor } from '@hark/testing';
-import { type JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from '../src/config';
@@ -63,10 +65,14 @@ export interface TestHarness {
   db: Db;
   redis: Redis;
   blobs: BlobStore;
-  /** What the API's producer does: add a transcribe job with jobId = transcript id. */
+  /**
+   * What the API's producer does: add a transcribe job with jobId = transcript id; `opts`
+   * override the catalog's options (tests shorten retries).
+   */
   enqueue(transcriptId: string, opts?: Partial<JobsOptions>): Promise<void>;
-  transcribeQueue: Queue<TranscribeJob>;
-  webhookQueue: Queue;
+  queues: Queues;
+  transcribeQueue: CatalogQueue<'transcribe'>;
+  webhookQueue: CatalogQueue<'webhook'>;
   /** Transcript ids published on the done channel so far. */
   doneMessages: string[];
   /** What the API's cancel does: cancelTranscript happened already; tell the workers. */
@@ -86,9 +92,9 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
   const doneMessages: string[] = [];
   listener.on('message', (_c: string, id: string) => doneMessages.push(id));
   await listener.subscribe(transcriptDoneChannel(config.redisPrefix));
-  const prefix = bullPrefix(config.redisPrefix);
-  const transcribeQueue = new Queue<TranscribeJob>(QUEUES.transcribe, { connection: redis, prefix });
-  const webhookQueue = new Queue(QUEUES.webhook, { connection: redis, prefix });
+  const queues = createQueues(redis, config.redisPrefix);
+  const transcribeQueue = queues.transcribe.queue;
+  const webhookQueue = queues.webhooks.queue;
   const workers: RunningWorker[] = [];
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
   return {
@@ -97,14 +103,16 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     db,
     redis,
     blobs: createBlobStore(config),
+    queues,
     transcribeQueue,
     webhookQueue,
     doneMessages,
-    async enqueue(id, opts = {}) {
+    async enqueue(id, opts) {
+      if (!opts) return queues.transcribe.enqueue(id);
       await transcribeQueue.add(
         QUEUES.transcribe,
         { transcriptId: id },
-        { ...TRANSCRIBE_JOB_OPTIONS, jobId: id, ...opts },
+        { ...TRANSCRIBE_JOB_OPTIONS, jobId: transcribeJobId(id), ...opts },
       );
     },
     async publishCancel(id) {
@@ -117,7 +125,7 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     },
     async close() {
       await Promise.allSettled(workers.map((w) => w.close(0)));
-      await Promise.allSettled([transcribeQueue.close(), webhookQueue.close()]);
+      await queues.close();
       const keys = await redis.keys(`${config.redisPrefix}:*`);
       if (keys.length) await redis.del(...keys);
       await Promise.allSettled([listener.quit(), redis.quit(), db.$disconnect()]);

@@ -11,10 +11,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type Db, createDb } from '@hark/db';
-import { QUEUES, WEBHOOK_JOB_OPTIONS, type WebhookJob, bullPrefix, webhookJobId } from '@hark/queue';
+import { catalogQueue, webhookProducer } from '@hark/queue';
 import { type TestAccount, createProcessingTranscript, createTestAccount, startApp } from '@hark/testing';
 import { completeTranscript } from '@hark/transcripts';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { summarize } from './stats';
 
@@ -106,7 +105,8 @@ async function main(): Promise<void> {
   const prefix = `hark-bench-wh-${randomBytes(4).toString('hex')}`;
   const db = createDb({ databaseUrl: env.DATABASE_URL, poolSize: 4 });
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const queue = new Queue<WebhookJob>(QUEUES.webhook, { connection: redis, prefix: bullPrefix(prefix) });
+  const webhooks = webhookProducer(catalogQueue('webhook', redis, prefix));
+  const queue = webhooks.queue;
   const receivers = new Receivers();
   await receivers.start(settings.receivers);
   const account = await createTestAccount(db, env.HARK_SECRET, { toppedUp: true, credits: 1_000_000 });
@@ -118,12 +118,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   });
   // The worker's announce: attempt 1 with its job id and the catalog's options.
-  const announce = (id: string) =>
-    queue.add(
-      QUEUES.webhook,
-      { transcriptId: id, attempt: 1 },
-      { ...WEBHOOK_JOB_OPTIONS, jobId: webhookJobId(id, 1) },
-    );
+  const announce = (id: string) => webhooks.enqueueAttempt(id, 1);
   try {
     await dispatcher.waitForLog('dispatcher ready', 20_000);
     const load1 = os.loadavg()[0]!.toFixed(2);

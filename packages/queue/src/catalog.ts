@@ -1,6 +1,9 @@
+import { newId } from '@hark/core';
+
 /**
- * The job catalog: every queue, its job payload and retry policy, in one place. Producers and
- * workers import it, so a queue without a handler or a malformed payload fails to compile.
+ * The job catalog: every queue, its job payload, options, job id rule and retry policy, in one
+ * place. Producers (`createQueues`) and consumers (`startConsumer`) are typed from it, so a
+ * malformed payload or a handler of the wrong job fails to compile.
  * Payloads carry ids only: Postgres is the truth, and no key, secret or content enters Redis.
  */
 export const QUEUES = {
@@ -53,9 +56,19 @@ export type WebhookJobResult =
     }
   | { status: 'skipped'; reason: WebhookSkipReason };
 
+/** What each queue's jobs carry. */
 export interface JobPayloads {
   transcribe: TranscribeJob;
   webhook: WebhookJob;
+}
+
+/** How a transcribe job ended without throwing (kept by BullMQ; metrics count it). */
+export type TranscribeJobResult = 'done' | 'canceled' | 'missing' | 'already_finished';
+
+/** What each queue's handler returns. */
+export interface JobResults {
+  transcribe: TranscribeJobResult;
+  webhook: WebhookJobResult;
 }
 
 /**
@@ -68,32 +81,6 @@ export const TRANSCRIBE_JOB_OPTIONS = {
   removeOnComplete: { age: 3600, count: 1000 },
   removeOnFail: { age: 24 * 3600 },
 } as const;
-
-/** The part of a BullMQ Queue that `enqueueTranscribe` needs. */
-export interface TranscribeProducer {
-  addBulk(
-    jobs: { name: string; data: TranscribeJob; opts: typeof TRANSCRIBE_JOB_OPTIONS & { jobId: string } }[],
-  ): Promise<unknown>;
-}
-
-/**
- * Adds transcribe jobs, in the order given, with jobId = transcript id (a repeat collapses), in
- * one round trip. Only for transcripts `feedAccount` marked queued (or the reconciler re-queues):
- * the fair scheduling in @hark/transcripts decides what enters the queue.
- */
-export async function enqueueTranscribe(
-  queue: TranscribeProducer,
-  transcriptIds: readonly string[],
-): Promise<void> {
-  if (transcriptIds.length === 0) return;
-  await queue.addBulk(
-    transcriptIds.map((transcriptId) => ({
-      name: QUEUES.transcribe,
-      data: { transcriptId },
-      opts: { ...TRANSCRIBE_JOB_OPTIONS, jobId: transcriptId },
-    })),
-  );
-}
 
 /**
  * A webhook job is one automatic attempt: the dispatcher schedules attempt N+1 itself as a new
@@ -133,9 +120,38 @@ export function bullPrefix(prefix: string): string {
   return `${prefix}:bull`;
 }
 
+/** Job id of a transcribe job: the transcript id, so a repeated enqueue collapses. */
+export function transcribeJobId(transcriptId: string): string {
+  return transcriptId;
+}
+
 /** Job id of the automatic webhook attempt `attempt` for a transcript (repeats collapse). */
 export function webhookJobId(transcriptId: string, attempt: number): string {
   return `${transcriptId}-attempt-${attempt}`;
+}
+
+/** Job id of a replay: a fresh delivery id, which becomes its delivery record's id. */
+export function replayJobId(): string {
+  return newId('whd');
+}
+
+/** The part of a BullMQ job that says where it stands in its attempts. */
+export interface AttemptState {
+  attemptsMade: number;
+  opts: { attempts?: number };
+}
+
+/** Whether the run of `job` now under way is its last: failing it fails the job for good. */
+export function isLastTranscribeAttempt(job: AttemptState): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+/**
+ * Whether a transcribe job that failed with `err` will not run again: an `UnrecoverableError`,
+ * or every attempt made (BullMQ counted the failed one already).
+ */
+export function transcribeFailedForGood(job: AttemptState, err: Error): boolean {
+  return err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 /** The transcript of an automatic attempt's job id (for logs); undefined for a replay's. */

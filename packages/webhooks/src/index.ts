@@ -9,7 +9,6 @@ export {
   type VerifyOptions,
 } from './signature';
 export { PREVIEW_MAX_CHARS, REDACTED, redactPreview } from './redact-preview';
-export { delayBeforeAttempt, maxAttempts, webhookSchedule } from './schedule';
 export {
   buildSignedRequest,
   WEBHOOK_USER_AGENT,

@@ -3,8 +3,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { HarkError } from '@hark/core';
-import { QUEUES, bullPrefix } from '@hark/queue';
-import { Queue } from 'bullmq';
+import { QUEUES, catalogQueue } from '@hark/queue';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { operatorAuth } from '../middleware/operator-auth';
@@ -28,9 +27,7 @@ const DESCRIPTIONS: Record<string, string> = {
  * payloads and results hold ids only (see @hark/queue), so nothing secret is shown.
  */
 export function queueBoard(redis: Redis, redisPrefix: string, token: string): QueueBoard {
-  const queues = [QUEUES.transcribe, QUEUES.webhook].map(
-    (name) => new Queue(name, { connection: redis, prefix: bullPrefix(redisPrefix) }),
-  );
+  const queues = [QUEUES.transcribe, QUEUES.webhook].map((name) => catalogQueue(name, redis, redisPrefix));
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({

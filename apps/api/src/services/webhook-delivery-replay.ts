@@ -1,12 +1,11 @@
-import { newId } from '@hark/core';
 import {
   QUEUES,
-  WEBHOOK_REPLAY_JOB_OPTIONS,
-  type WebhookJob,
   type WebhookJobResult,
-  bullPrefix,
+  type WebhookProducer,
+  catalogQueue,
+  webhookProducer,
 } from '@hark/queue';
-import { Queue, QueueEvents } from 'bullmq';
+import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 /** How long a replay request waits for the dispatcher before answering 500 `internal`. */
@@ -21,7 +20,7 @@ export const REPLAY_TIMEOUT_MS = 15_000;
  * present before any of its jobs was added, so no completion can slip past it.
  */
 export class WebhookReplayQueue {
-  private readonly queue: Queue<WebhookJob, WebhookJobResult>;
+  private readonly webhooks: WebhookProducer;
   private events: Promise<QueueEvents> | null = null;
   private users = 0;
 
@@ -30,7 +29,7 @@ export class WebhookReplayQueue {
     redisPrefix: string,
     private readonly timeoutMs = REPLAY_TIMEOUT_MS,
   ) {
-    this.queue = new Queue(QUEUES.webhook, { connection: redis, prefix: bullPrefix(redisPrefix) });
+    this.webhooks = webhookProducer(catalogQueue('webhook', redis, redisPrefix));
   }
 
   /** Enqueues one manual attempt for `transcriptId` and returns the dispatcher's result. */
@@ -38,11 +37,7 @@ export class WebhookReplayQueue {
     const events = await this.acquire();
     try {
       // The job id becomes the delivery record's id, so a re-run of this job cannot record twice.
-      const job = await this.queue.add(
-        QUEUES.webhook,
-        { transcriptId, attempt: 0, manual: true },
-        { ...WEBHOOK_REPLAY_JOB_OPTIONS, jobId: newId('whd') },
-      );
+      const job = await this.webhooks.enqueueReplay(transcriptId);
       try {
         return await job.waitUntilFinished(events, this.timeoutMs);
       } catch (error) {
@@ -62,7 +57,7 @@ export class WebhookReplayQueue {
   async close(): Promise<void> {
     const events = this.events;
     this.events = null;
-    await Promise.allSettled([this.queue.close(), events?.then((e) => e.close())]);
+    await Promise.allSettled([this.webhooks.queue.close(), events?.then((e) => e.close())]);
   }
 
   private async acquire(): Promise<QueueEvents> {
@@ -84,7 +79,7 @@ export class WebhookReplayQueue {
   }
 
   private async open(): Promise<QueueEvents> {
-    const last = await this.redis.xrevrange(this.queue.keys.events!, '+', '-', 'COUNT', 1);
+    const last = await this.redis.xrevrange(this.webhooks.queue.keys.events!, '+', '-', 'COUNT', 1);
     const events = new QueueEvents(QUEUES.webhook, {
       connection: {
         ...this.redis.options,
@@ -92,7 +87,7 @@ export class WebhookReplayQueue {
         enableOfflineQueue: true,
         lazyConnect: false,
       },
-      prefix: this.queue.opts.prefix,
+      prefix: this.webhooks.queue.opts.prefix,
       lastEventId: last[0]?.[0] ?? '0-0',
     });
     await events.waitUntilReady();

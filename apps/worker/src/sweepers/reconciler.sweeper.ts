@@ -1,12 +1,11 @@
 import { type Db, Prisma } from '@hark/db';
-import { QUEUES, TRANSCRIBE_JOB_OPTIONS, type TranscribeJob, enqueueTranscribe } from '@hark/queue';
+import type { TranscribeProducer } from '@hark/queue';
 import { failTranscript, feedAccountNow } from '@hark/transcripts';
-import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 
 export interface ReconcileDeps {
   db: Db;
-  queue: Queue<TranscribeJob>;
+  transcribe: TranscribeProducer;
   /** Announces a transcript the reconciler failed (wake-ups, webhook). */
   announce(transcriptId: string, webhookUrl: string | null): Promise<void>;
   /** Tells a worker that may still hold the job to stop it. */
@@ -82,16 +81,12 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       continue;
     }
     if (t.queuedAt === null) continue; // held: fed below
-    const job = await deps.queue.getJob(t.id);
+    const job = await deps.transcribe.queue.getJob(t.id);
     const state = job ? await job.getState() : 'missing';
     if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
       // A finished job with a processing row means its result never reached Postgres.
       if (job) await job.remove().catch(() => undefined);
-      await deps.queue.add(
-        QUEUES.transcribe,
-        { transcriptId: t.id },
-        { ...TRANSCRIBE_JOB_OPTIONS, jobId: t.id },
-      );
+      await deps.transcribe.enqueue(t.id);
       result.requeued++;
       deps.log?.warn(
         { transcriptId: t.id, jobState: state },
@@ -107,7 +102,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     LIMIT 1000`;
   for (const { account_id: accountId } of held) {
     const ids = await feedAccountNow(deps.db, accountId, deps.queuedPerAccount);
-    await enqueueTranscribe(deps.queue, ids);
+    await deps.transcribe.enqueueMany(ids);
     result.fed += ids.length;
     if (ids.length)
       deps.log?.info({ accountId, transcriptIds: ids }, 'reconciler: fed held transcripts into the queue');

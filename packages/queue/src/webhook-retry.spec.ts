@@ -1,4 +1,4 @@
-import { delayBeforeAttempt, maxAttempts, webhookSchedule } from './schedule';
+import { delayBeforeAttempt, maxAttempts, webhookSchedule } from './webhook-retry';
 
 describe('webhookSchedule', () => {
   it('is the decided schedule: 11 attempts, about 9 hours', () => {

@@ -1,6 +1,5 @@
-import { webhookSchedule } from '@hark/webhooks';
+import { delayBefore, webhookSchedule } from '@hark/queue';
 import { loadDispatcherConfig } from './config';
-import { delayBefore } from './schedule';
 
 const base = { DATABASE_URL: 'postgresql://x/y', HARK_SECRET: 'secret-0123456789abcdef' };
 
