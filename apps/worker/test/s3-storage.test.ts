@@ -42,7 +42,11 @@ describe('worker on the S3 driver', () => {
       return t.status === 'processing' ? null : t;
     }, { timeout: 60_000, message: 'the transcript to finish' });
     expect(row).toMatchObject({ status: 'done', durationSeconds: 11 });
-    expect(await readdir(h.config.tmpDir).catch(() => [])).toEqual([]);
+    // The scratch folder is removed just after the transcript is marked done.
+    await waitFor(async () => (await readdir(h.config.tmpDir).catch(() => [])).length === 0, {
+      timeout: 5000,
+      message: "the worker's scratch folder to be emptied",
+    });
   });
 
   it('retention erases the object with the transcript', async () => {
