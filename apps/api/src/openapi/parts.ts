@@ -112,7 +112,8 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> & Record<string,
   insufficient_balance: 'no credits left',
   not_found: 'unknown transcript (or route), or one of another account, deleted or expired',
   upload_not_found: 'unknown upload or one of another account',
-  upload_busy: 'another chunk of the upload is still being written',
+  upload_busy:
+    'another chunk of the upload is still being written (retryable), or a transcript already uses the upload (not retryable: send the rest as a new upload)',
   idempotency_conflict: '`Idempotency-Key` reused with a different body',
   transcript_processing: 'the transcript is still processing',
   transcript_not_done: 'the transcript ended without content (failed or canceled)',
@@ -127,7 +128,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> & Record<string,
   rate_limited: 'rate limit hit; see `Retry-After`',
   concurrency_limit: 'account without a top-up already running 2 transcriptions',
   internal: 'service fault; retry with backoff',
-  unavailable: 'service temporarily unavailable; retry with backoff',
+  unavailable: 'the upload store is temporarily unavailable (S3 driver); nothing was recorded; retry with backoff',
 };
 
 /**
