@@ -25,6 +25,9 @@ await build({
   bundle: true,
   platform: 'node',
   target: 'node20',
+  // Workspace packages that publish a built dist/ (@hark/sdk) export their source under
+  // `@hark/source`; `module` is esbuild's default condition, kept.
+  conditions: ['@hark/source', 'module'],
   format: 'cjs',
   sourcemap: true,
   plugins: [externalDeps],
