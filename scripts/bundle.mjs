@@ -59,7 +59,8 @@ await build({
 for (const m of readFileSync(outfile, 'utf8').matchAll(/require\.resolve\(\s*["']([^"'.][^"']*)["']/g)) {
   const parts = m[1].split('/');
   const name = m[1].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-  if (!installedFor(name, path.dirname(path.resolve(outfile)))) undeclared.set(name, `require.resolve in ${outfile}`);
+  if (!installedFor(name, path.dirname(path.resolve(outfile))))
+    undeclared.set(name, `require.resolve in ${outfile}`);
 }
 
 if (undeclared.size > 0) {

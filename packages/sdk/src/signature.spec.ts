@@ -6,7 +6,8 @@ import { verifySignature } from './signature';
 // Signed as the service signs notices, written here from the spec with node:crypto (the SDK does
 // not depend on @hark/webhooks; packages/webhooks/src/signature.spec.ts checks that the notices
 // the dispatcher's signer produces verify with this verifySignature).
-const signingSecretFromApiKey = (key: string) => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+const signingSecretFromApiKey = (key: string) =>
+  crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 function signPayload(b: string, secretHex: string, when = Math.floor(Date.now() / 1000)): string {
   const mac = crypto.createHmac('sha256', Buffer.from(secretHex, 'utf8')).update(`${when}.${b}`, 'utf8');
   return `t=${when},v1=${mac.digest('hex')}`;
