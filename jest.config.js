@@ -32,6 +32,9 @@ const common = {
   transform: { '^.+\\.(t|j|mj)sx?$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${esmDeps.join('|')}))`],
   testEnvironment: 'node',
+  // `@hark/source`: workspace packages that publish a built dist/ (@hark/sdk) export their
+  // TypeScript source under this condition, so tests run without building them first.
+  testEnvironmentOptions: { customExportConditions: ['node', 'node-addons', '@hark/source'] },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
 };
 module.exports = {

@@ -34,13 +34,14 @@ RUN pnpm --filter @hark/db generate \
 # The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external,
 # so the runtime needs those packages resolvable from apps/api/dist, packages/db/dist and
 # packages/cli/dist.
-# shamefully-hoist=true (.npmrc) links every installed package into the root node_modules, so
+# --shamefully-hoist (here only: the workspace installs without hoisting) links every installed
+# package into the root node_modules, so
 # that one folder serves all three. --no-optional drops the Prisma CLI, which the lockfile records
 # as an optional auto-installed peer of @prisma/client and which nothing runs in production.
 FROM base AS prod-deps
 COPY --from=manifests /manifests/ ./
 RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
-    pnpm install --frozen-lockfile --prod --no-optional --filter "@hark/api..." --filter "@hark/cli..." --store-dir /pnpm/store \
+    pnpm install --frozen-lockfile --prod --no-optional --shamefully-hoist --filter "@hark/api..." --filter "@hark/cli..." --store-dir /pnpm/store \
  && rm -rf node_modules/@hark
 
 # ---- runtime ----

@@ -30,13 +30,14 @@ RUN pnpm --filter @hark/db generate \
 
 # ---- prod-deps: production dependencies of the dispatcher and its workspace packages ----
 # The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
-# shamefully-hoist=true (.npmrc) links every installed package into the root node_modules, so
+# --shamefully-hoist (here only: the workspace installs without hoisting) links every installed
+# package into the root node_modules, so
 # that one folder serves apps/webhook-dispatcher/dist. --no-optional drops the Prisma CLI,
 # which the lockfile records as an optional auto-installed peer of @prisma/client.
 FROM base AS prod-deps
 COPY --from=manifests /manifests/ ./
 RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
-    pnpm install --frozen-lockfile --prod --no-optional --filter "@hark/webhook-dispatcher..." --store-dir /pnpm/store \
+    pnpm install --frozen-lockfile --prod --no-optional --shamefully-hoist --filter "@hark/webhook-dispatcher..." --store-dir /pnpm/store \
  && rm -rf node_modules/@hark
 
 # ---- runtime ----

@@ -58,13 +58,14 @@ RUN GGML_CUDA=1 WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURE
 
 # ---- prod-deps: production dependencies of the worker and its workspace packages ----
 # The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
-# shamefully-hoist=true (.npmrc) links every installed package into the root node_modules, so
+# --shamefully-hoist (here only: the workspace installs without hoisting) links every installed
+# package into the root node_modules, so
 # that one folder serves apps/worker/dist. --no-optional drops the Prisma CLI, which the
 # lockfile records as an optional auto-installed peer of @prisma/client.
 FROM base AS prod-deps
 COPY --from=manifests /manifests/ ./
 RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
-    pnpm install --frozen-lockfile --prod --no-optional --filter "@hark/worker..." --store-dir /pnpm/store \
+    pnpm install --frozen-lockfile --prod --no-optional --shamefully-hoist --filter "@hark/worker..." --store-dir /pnpm/store \
  && rm -rf node_modules/@hark
 
 # ---- runtime: CUDA runtime libraries (cudart, cuBLAS) + Node copied from the official image ----

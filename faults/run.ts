@@ -18,7 +18,7 @@ import {
   createTestAccount,
   startApp,
   waitFor,
-} from '../packages/testing/src';
+} from '@hark/testing';
 
 // Bundled to faults/dist/bin/run.js: three levels up is the repository root (startApp assumes the same).
 const REPO = path.resolve(__dirname, '../../..');

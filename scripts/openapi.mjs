@@ -16,6 +16,9 @@ const result = await build({
   write: false,
   platform: 'node',
   target: 'node20',
+  // Workspace packages that publish a built dist/ (@hark/sdk) export their source under
+  // `@hark/source`; `module` is esbuild's default condition, kept.
+  conditions: ['@hark/source', 'module'],
   format: 'cjs',
   logLevel: 'warning',
   plugins: [

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { takeContractViolations } from '@hark/core';
+import { takeContractViolations } from '@hark/core/testing';
 import { REPO_ROOT } from '@hark/testing';
 import request from 'supertest';
 import { contractApp } from './fixtures/contract-app';

@@ -7,15 +7,21 @@ import {
   webhookProducer,
   workerConnection,
 } from '@hark/queue';
-import { type TestAccount, createTestAccount, waitFor } from '@hark/testing';
+import {
+  type Receiver,
+  type TestAccount,
+  createTestAccount,
+  signatureValid,
+  startReceiver,
+  waitFor,
+} from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
+// The dispatcher runs in-process: replays are sent by it, never by the API.
+import { type RunningDispatcher, loadDispatcherConfig, startDispatcher } from '@hark/webhook-dispatcher';
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
-// The dispatcher runs in-process: replays are sent by it, never by the API.
-import { type RunningDispatcher, loadDispatcherConfig, startDispatcher } from '../../webhook-dispatcher/src';
-import { type Receiver, signatureValid, startReceiver } from '../../webhook-dispatcher/test/dispatcher-env';
 import { authenticate } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { requestContext } from '../src/middleware/request-context';

@@ -3,10 +3,7 @@
 // body of the same shape. Listens on 127.0.0.1, an ephemeral port, and reports it over IPC.
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
-import { createApp } from '../../../apps/api/src/app';
-import { loadApiConfig } from '../../../apps/api/src/config';
-import { createLogger } from '../../../apps/api/src/logger';
-import { connectApiDeps } from '../../../apps/api/src/wiring';
+import { connectApiDeps, createApp, createLogger, loadApiConfig } from '@hark/api';
 
 export type ServerKind = 'hark' | 'bare';
 

@@ -7,5 +7,4 @@ export * from './limits';
 export * from './env';
 export * from './validation';
 export * from './languages';
-export * from './openapi-contract';
 export * from './call-batcher';

@@ -1,6 +1,6 @@
 // The one implementation of webhook verification. It lives in the SDK because the SDK must not load
-// other @hark packages at run time; @hark/webhooks (the signing side) re-exports it.
-// signature.spec.ts checks that notices signed by @hark/webhooks verify.
+// other @hark packages at run time; @hark/webhooks (the signing side) re-exports it from the
+// `@hark/sdk/signature` subpath, and its signature.spec.ts checks that the notices it signs verify.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Header carrying the signature on every notice (`req.headers['hark-signature']` in node:http). */

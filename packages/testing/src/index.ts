@@ -4,3 +4,4 @@ export * from './invariants';
 export * from './processes';
 export * from './prometheus';
 export * from './s3';
+export * from './webhook-receiver';

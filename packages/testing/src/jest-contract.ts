@@ -1,7 +1,7 @@
 // Loaded after the test framework in every integration test file (jest `setupFilesAfterEnv`).
 // jest-env.ts turns on the API's response validator (HARK_VALIDATE_RESPONSES=1); every response
 // outside docs/openapi.json is recorded, and this fails the test during which it was sent.
-import { formatContractViolation, takeContractViolations } from '@hark/core';
+import { formatContractViolation, takeContractViolations } from '@hark/core/testing';
 
 export function assertNoContractViolations(): void {
   const found = takeContractViolations();

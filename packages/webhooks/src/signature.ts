@@ -39,4 +39,4 @@ export {
   parseSignatureHeader,
   verifySignature,
   type VerifySignatureOptions as VerifyOptions,
-} from '../../sdk/src/signature';
+} from '@hark/sdk/signature';

@@ -3,7 +3,7 @@ import {
   OpenApiContract,
   formatContractViolation,
   recordContractViolation,
-} from '@hark/core';
+} from '@hark/core/testing';
 import type { RequestHandler } from 'express';
 import { buildOpenApiDocument } from '../openapi/document';
 

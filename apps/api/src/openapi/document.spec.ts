@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CODE_STATUS, OpenApiContract } from '@hark/core';
-// Relative import: apps/api does not depend on @hark/webhooks; this only checks the two agree.
-import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT, buildSignedRequest } from '../../../../packages/webhooks/src';
+import { CODE_STATUS } from '@hark/core';
+import { OpenApiContract } from '@hark/core/testing';
+// A devDependency: the API itself does not load @hark/webhooks; this only checks the two agree.
+import { SIGNATURE_HEADER, WEBHOOK_USER_AGENT, buildSignedRequest } from '@hark/webhooks';
 import { API_VERSION, WEBHOOK_HEADERS, buildOpenApiDocument, serializeOpenApiDocument } from './document';
 
 const COMMITTED = path.resolve(__dirname, '../../../../docs/openapi.json');
