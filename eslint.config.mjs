@@ -4,7 +4,18 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/.turbo/**', 'packages/db/src/generated/**', '.hark/**', 'docs/**', 'prisma.config.ts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/.turbo/**',
+      'packages/db/src/generated/**',
+      '.hark/**',
+      'docs/**',
+      'prisma.config.ts',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -16,7 +16,9 @@ function esmPackages() {
   const names = new Set();
   for (const entry of fs.existsSync(store) ? fs.readdirSync(store) : []) {
     const nm = path.join(store, entry, 'node_modules');
-    const name = entry.startsWith('@') ? entry.split('@').slice(0, 2).join('@').replace('+', '/') : entry.split('@')[0];
+    const name = entry.startsWith('@')
+      ? entry.split('@').slice(0, 2).join('@').replace('+', '/')
+      : entry.split('@')[0];
     try {
       const pkg = JSON.parse(fs.readFileSync(path.join(nm, name, 'package.json'), 'utf8'));
       if (pkg.type === 'module') names.add(name);
@@ -40,7 +42,11 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages,bench}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,packages,bench}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'integration',

@@ -21,9 +21,10 @@ if docker compose version >/dev/null 2>&1; then
 fi
 
 cd "$ROOT"
-log "typecheck and lint"
+log "typecheck, lint and formatting"
 pnpm -s turbo run typecheck --output-logs=errors-only
 pnpm -s exec eslint .
+pnpm -s exec prettier --check . --log-level warn
 
 bash "$ROOT/scripts/fuzz-api.sh"
 

@@ -23,7 +23,10 @@ import { readRttm, type Turn } from './src/rttm';
 
 interface Pipeline {
   name: string;
-  diarizer: { diarizeAudio(a: Audio, o: { speakers: true | number }): Promise<DiarizationResult>; close(): Promise<void> };
+  diarizer: {
+    diarizeAudio(a: Audio, o: { speakers: true | number }): Promise<DiarizationResult>;
+    close(): Promise<void>;
+  };
 }
 
 const pipelines = (): Pipeline[] => [
@@ -39,7 +42,9 @@ interface EvalFile {
 }
 
 function toTurns(file: string, result: DiarizationResult): Turn[] {
-  return result.segments.flatMap((s) => s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })));
+  return result.segments.flatMap((s) =>
+    s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })),
+  );
 }
 
 function clip(turns: Turn[], [a, b]: [number, number]): Turn[] {
@@ -49,7 +54,10 @@ function clip(turns: Turn[], [a, b]: [number, number]): Turn[] {
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`.padStart(6);
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 type Sum = Pick<DerResult, 'total' | 'missed' | 'falseAlarm' | 'confusion'>;
 const zero = (): Sum => ({ total: 0, missed: 0, falseAlarm: 0, confusion: 0 });
@@ -69,7 +77,12 @@ async function readEvalSet(dir: string): Promise<EvalFile[]> {
     const [wav, , , , , rttm, uem] = line.split('\t');
     const id = wav!.replace(/\.wav$/, '');
     const [, , a, b] = (await readFile(join(dir, uem!), 'utf8')).trim().split(/\s+/);
-    files.push({ id, audio: await readWav(join(dir, wav!)), reference: await readRttm(join(dir, rttm!)), uem: [Number(a), Number(b)] });
+    files.push({
+      id,
+      audio: await readWav(join(dir, wav!)),
+      reference: await readRttm(join(dir, rttm!)),
+      uem: [Number(a), Number(b)],
+    });
   }
   return files;
 }
@@ -122,7 +135,12 @@ async function espeakSet(dir: string): Promise<EvalFile[]> {
   for (const scenario of BENCH_SCENARIOS) {
     const g = await generateScenario(scenario, dir);
     const audio = await readWav(g.wavPath);
-    files.push({ id: g.id, audio, reference: await readRttm(g.rttmPath), uem: [0, audio.samples.length / 16000] });
+    files.push({
+      id: g.id,
+      audio,
+      reference: await readRttm(g.rttmPath),
+      uem: [0, audio.samples.length / 16000],
+    });
   }
   return files;
 }
@@ -134,7 +152,7 @@ async function longFile(evalDir: string, minutes: number): Promise<Audio> {
   const samples = new Float32Array(total);
   for (let at = 0, i = 0; at < total; i++) {
     const part = parts[i % parts.length]!;
-    const gain = 0.6 + 0.4 * ((i * 7) % 5) / 4;
+    const gain = 0.6 + (0.4 * ((i * 7) % 5)) / 4;
     const n = Math.min(part.length, total - at);
     for (let j = 0; j < n; j++) samples[at + j] = part[j]! * gain;
     at += n;

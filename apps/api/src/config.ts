@@ -79,14 +79,20 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     'POST /v1/uploads': 'HARK_RATE_LIMIT_UPLOADS',
     'PUT /v1/uploads/{id}': 'HARK_RATE_LIMIT_CHUNKS',
   };
-  const rateLimits = DEFAULT_RATE_LIMITS.map((r) => ({ ...r, max: int(env, envName[r.endpoint] ?? '', r.max, 1) }));
+  const rateLimits = DEFAULT_RATE_LIMITS.map((r) => ({
+    ...r,
+    max: int(env, envName[r.endpoint] ?? '', r.max, 1),
+  }));
   return {
     ...commonConfig(env),
     port,
     host,
     baseUrl: optStr(env, 'HARK_BASE_URL') ?? `http://127.0.0.1:${port}`,
     rateLimits,
-    otherRouteLimit: { ...DEFAULT_OTHER_ROUTE_LIMIT, max: int(env, 'HARK_RATE_LIMIT_OTHER', DEFAULT_OTHER_ROUTE_LIMIT.max, 1) },
+    otherRouteLimit: {
+      ...DEFAULT_OTHER_ROUTE_LIMIT,
+      max: int(env, 'HARK_RATE_LIMIT_OTHER', DEFAULT_OTHER_ROUTE_LIMIT.max, 1),
+    },
     maxJsonBodyBytes: int(env, 'HARK_MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     shutdownDrainMs: int(env, 'HARK_SHUTDOWN_DRAIN_MS', 2000, 0),
@@ -95,7 +101,8 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     ratePerHour: decimal(env, 'HARK_RATE_PER_HOUR', '36'),
     speakersRatePerHour: decimal(env, 'HARK_SPEAKERS_RATE_PER_HOUR', '48'),
     provisionalHoldSeconds: int(env, 'HARK_PROVISIONAL_HOLD_SECONDS', 60, 1),
-    modelName: optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
+    modelName:
+      optStr(env, 'HARK_MODEL_NAME') ?? modelNameFromPath(str(env, 'WHISPER_MODEL', 'ggml-base.en.bin')),
     uploadLockTtlMs: int(env, 'HARK_UPLOAD_LOCK_TTL_MS', 30_000, 1000, 30_000),
     uploadQuotaBytes: int(env, 'HARK_UPLOAD_QUOTA_BYTES', 4 * 1024 ** 3, 0),
     uploadNoCreditBytes: int(env, 'HARK_UPLOAD_NO_CREDIT_BYTES', 25_000_000, 0),
@@ -105,19 +112,27 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
     openaiWaitSeconds: int(env, 'HARK_OPENAI_WAIT_SECONDS', 580, 1, 3600),
-    openaiMaxFileBytes: int(env, 'HARK_OPENAI_MAX_FILE_BYTES', 25 * 1024 * 1024, 1, LIMITS.maxUploadRequestBytes),
+    openaiMaxFileBytes: int(
+      env,
+      'HARK_OPENAI_MAX_FILE_BYTES',
+      25 * 1024 * 1024,
+      1,
+      LIMITS.maxUploadRequestBytes,
+    ),
   };
 }
 
 function decimal(env: Env, name: string, def: string): string {
   const v = env[name] ?? def;
-  if (!/^\d{1,12}(\.\d{1,10})?$/.test(v)) throw new ConfigError(`${name} must be a non-negative decimal, got "${v}"`);
+  if (!/^\d{1,12}(\.\d{1,10})?$/.test(v))
+    throw new ConfigError(`${name} must be a non-negative decimal, got "${v}"`);
   return v;
 }
 
 /** An optional secret: unset or empty means off; shorter than 16 characters fails at boot. */
 function secretToken(env: Env, name: string): string | undefined {
   const v = optStr(env, name);
-  if (v !== undefined && v.trim().length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  if (v !== undefined && v.trim().length < 16)
+    throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
 }

@@ -13,7 +13,15 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   const server = app.listen(config.port, config.host, () => {
     const addr = server.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.port, host: config.host, uploadHasher: deps.uploadHasher, storage: describeStorage(config) }, 'api listening');
+    logger.info(
+      {
+        port: typeof addr === 'object' && addr ? addr.port : config.port,
+        host: config.host,
+        uploadHasher: deps.uploadHasher,
+        storage: describeStorage(config),
+      },
+      'api listening',
+    );
   });
   answerClientErrors(server);
 

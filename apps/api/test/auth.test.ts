@@ -42,10 +42,13 @@ describe('bearer authentication', () => {
     await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
   });
 
-  it.each(['bearer', 'BEARER', 'bEaReR'])('the scheme is case-insensitive (RFC 9110): %s <key>', async (scheme) => {
-    const acct = await createTestAccount(api.db, api.deps.config.secret);
-    await request(api.app).get('/v1/balance').set('Authorization', `${scheme} ${acct.apiKey}`).expect(200);
-  });
+  it.each(['bearer', 'BEARER', 'bEaReR'])(
+    'the scheme is case-insensitive (RFC 9110): %s <key>',
+    async (scheme) => {
+      const acct = await createTestAccount(api.db, api.deps.config.secret);
+      await request(api.app).get('/v1/balance').set('Authorization', `${scheme} ${acct.apiKey}`).expect(200);
+    },
+  );
 
   it('more than one space between the scheme and the key is accepted', async () => {
     const acct = await createTestAccount(api.db, api.deps.config.secret);

@@ -118,7 +118,12 @@ describe('balance and limits', () => {
     const res = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
     expect(res.body.data).toEqual({
       audio: { maxDurationSeconds: 36000, formats: expect.arrayContaining(['wav', 'mp3', 'flac', 'mp4']) },
-      upload: { maxBytes: 2147483648, maxChunkBytes: 16777216, maxRequestBytes: 100000000, quotaBytes: 4 * 1024 ** 3 },
+      upload: {
+        maxBytes: 2147483648,
+        maxChunkBytes: 16777216,
+        maxRequestBytes: 100000000,
+        quotaBytes: 4 * 1024 ** 3,
+      },
       glossary: { maxEntries: 100, maxTermChars: 80 },
       concurrency: { maxRunning: 2 },
       rateLimits: [

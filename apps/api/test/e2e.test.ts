@@ -3,7 +3,14 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb } from '@hark/db';
-import { type AppProcess, REPO_ROOT, checkAccountInvariants, createTestAccount, startApp, waitFor } from '@hark/testing';
+import {
+  type AppProcess,
+  REPO_ROOT,
+  checkAccountInvariants,
+  createTestAccount,
+  startApp,
+  waitFor,
+} from '@hark/testing';
 
 // The whole stack as operators run it: built API and worker processes, real Postgres, Redis,
 // ffmpeg and whisper-cli (the test model: it transcribes to nothing, so text is empty).
@@ -45,7 +52,11 @@ async function call(method: string, p: string, auth: Record<string, string>, bod
     headers: { ...auth, ...(body && !Buffer.isBuffer(body) ? { 'Content-Type': 'application/json' } : {}) },
     ...(body ? { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}),
   });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { data: Record<string, unknown> } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { data: Record<string, unknown> },
+  };
 }
 
 async function whisperPids(): Promise<number[]> {
@@ -65,11 +76,16 @@ describe('end to end through real processes', () => {
     const sha = createHash('sha256').update(audio).digest('hex');
     const up = await call('POST', `/uploads?expectedBytes=${audio.length}&sha256=${sha}`, acct.auth, audio);
     expect(up.status).toBe(201);
-    const created = await call('POST', '/transcripts', acct.auth, { uploadId: up.body.data.id, speakers: true, glossary: { hark: 'Hark' } });
+    const created = await call('POST', '/transcripts', acct.auth, {
+      uploadId: up.body.data.id,
+      speakers: true,
+      glossary: { hark: 'Hark' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     let t = created.body.data;
-    for (let i = 0; i < 3 && t.status === 'processing'; i++) t = (await call('GET', `/transcripts/${id}?wait=60`, acct.auth)).body.data;
+    for (let i = 0; i < 3 && t.status === 'processing'; i++)
+      t = (await call('GET', `/transcripts/${id}?wait=60`, acct.auth)).body.data;
     expect(t).toMatchObject({
       status: 'done',
       error: null,
@@ -84,7 +100,12 @@ describe('end to end through real processes', () => {
       speakerCount: expect.any(Number),
     });
     const bal = await call('GET', '/balance', acct.auth);
-    expect(bal.body.data).toEqual({ currency: 'USD', total: 99.8533333333, reserved: 0, available: 99.8533333333 });
+    expect(bal.body.data).toEqual({
+      currency: 'USD',
+      total: 99.8533333333,
+      reserved: 0,
+      available: 99.8533333333,
+    });
     expect(await checkAccountInvariants(db, acct.accountId)).toEqual([]);
   });
 
@@ -94,10 +115,13 @@ describe('end to end through real processes', () => {
     const up = await call('POST', '/uploads', acct.auth, audio);
     const created = await call('POST', '/transcripts', acct.auth, { uploadId: up.body.data.id });
     const id = created.body.data.id as string;
-    const running = await waitFor(async () => {
-      const p = await whisperPids();
-      return p.length > 0 ? p : null;
-    }, { timeout: 30_000, interval: 20, message: 'whisper-cli to start' });
+    const running = await waitFor(
+      async () => {
+        const p = await whisperPids();
+        return p.length > 0 ? p : null;
+      },
+      { timeout: 30_000, interval: 20, message: 'whisper-cli to start' },
+    );
     const t0 = Date.now();
     const canceled = await call('POST', `/transcripts/${id}/cancel`, acct.auth);
     expect(canceled.status).toBe(200);

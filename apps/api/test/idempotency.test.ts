@@ -32,18 +32,36 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
   it('same key + different body: 409 idempotency_conflict; keys are per account', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
     const b = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
-    await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'k').send({ url: 'https://e.com/a.wav' }).expect(201);
-    const res = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'k').send({ url: 'https://e.com/b.wav' });
+    await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'k')
+      .send({ url: 'https://e.com/a.wav' })
+      .expect(201);
+    const res = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'k')
+      .send({ url: 'https://e.com/b.wav' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual(envelope('idempotency_conflict', false));
-    await request(api.app).post('/v1/transcripts').set(b.auth).set('Idempotency-Key', 'k').send({ url: 'https://e.com/b.wav' }).expect(201);
+    await request(api.app)
+      .post('/v1/transcripts')
+      .set(b.auth)
+      .set('Idempotency-Key', 'k')
+      .send({ url: 'https://e.com/b.wav' })
+      .expect(201);
   });
 
   it('50 concurrent creates with one key: one transcript, one reservation', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 100 });
     const results = await Promise.all(
       Array.from({ length: 50 }, () =>
-        request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'burst').send({ url: 'https://e.com/c.wav' }),
+        request(api.app)
+          .post('/v1/transcripts')
+          .set(a.auth)
+          .set('Idempotency-Key', 'burst')
+          .send({ url: 'https://e.com/c.wav' }),
       ),
     );
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
@@ -59,7 +77,11 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', `own-${i}`).send({ url: 'https://e.com/d.wav' }),
+        request(api.app)
+          .post('/v1/transcripts')
+          .set(a.auth)
+          .set('Idempotency-Key', `own-${i}`)
+          .send({ url: 'https://e.com/d.wav' }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array.from({ length: 40 }, () => 201));
@@ -69,28 +91,64 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
 
   it('refusals store nothing under the key: validation, 402, key too long', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { credits: 0 });
-    const bad = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'x').send({ url: 'nope' });
+    const bad = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'x')
+      .send({ url: 'nope' });
     expect(bad.status).toBe(400);
-    const broke = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'x').send({ url: 'https://e.com/a.wav' });
+    const broke = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'x')
+      .send({ url: 'https://e.com/a.wav' });
     expect(broke.status).toBe(402);
     expect(await api.db.idempotencyRecord.count({ where: { accountId: a.accountId } })).toBe(0);
     const { grant } = await import('@hark/billing');
     await grant(api.db, a.accountId, 10);
-    await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'x').send({ url: 'https://e.com/a.wav' }).expect(201);
+    await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'x')
+      .send({ url: 'https://e.com/a.wav' })
+      .expect(201);
     const long = await request(api.app)
       .post('/v1/transcripts')
       .set(a.auth)
       .set('Idempotency-Key', 'k'.repeat(65))
       .send({ url: 'https://e.com/a.wav', retentionDays: 0 });
-    expect(long.body).toEqual(envelope('validation', false, { idempotencyKey: 'idempotency_key_invalid', retentionDays: 'retention_invalid' }));
-    await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'k'.repeat(64)).send({ url: 'https://e.com/a.wav' }).expect(201);
+    expect(long.body).toEqual(
+      envelope('validation', false, {
+        idempotencyKey: 'idempotency_key_invalid',
+        retentionDays: 'retention_invalid',
+      }),
+    );
+    await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'k'.repeat(64))
+      .send({ url: 'https://e.com/a.wav' })
+      .expect(201);
   });
 
   it('an expired key (24 h) is free again', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
-    const first = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'old').send({ url: 'https://e.com/a.wav' }).expect(201);
-    await api.db.idempotencyRecord.updateMany({ where: { accountId: a.accountId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const second = await request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', 'old').send({ url: 'https://e.com/b.wav' }).expect(201);
+    const first = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'old')
+      .send({ url: 'https://e.com/a.wav' })
+      .expect(201);
+    await api.db.idempotencyRecord.updateMany({
+      where: { accountId: a.accountId },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const second = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'old')
+      .send({ url: 'https://e.com/b.wav' })
+      .expect(201);
     expect(second.body.data.id).not.toBe(first.body.data.id);
   });
 });

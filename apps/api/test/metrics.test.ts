@@ -84,20 +84,23 @@ describe('GET /metrics', () => {
   const outside = Object.values(networkInterfaces())
     .flat()
     .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
-  (outside ? it : it.skip)('without HARK_METRICS_TOKEN: a client from another address is refused', async () => {
-    const server = api.app.listen(0, '0.0.0.0');
-    await once(server, 'listening');
-    try {
-      const { port } = server.address() as AddressInfo;
-      const res = await fetch(`http://${outside}:${port}/metrics`);
-      expect(res.status).toBe(401);
-      expect(await res.json()).toEqual(envelope('invalid_api_key', false));
-      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+  (outside ? it : it.skip)(
+    'without HARK_METRICS_TOKEN: a client from another address is refused',
+    async () => {
+      const server = api.app.listen(0, '0.0.0.0');
+      await once(server, 'listening');
+      try {
+        const { port } = server.address() as AddressInfo;
+        const res = await fetch(`http://${outside}:${port}/metrics`);
+        expect(res.status).toBe(401);
+        expect(await res.json()).toEqual(envelope('invalid_api_key', false));
+        expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
 
   it('scrapes count themselves; no API key needed', async () => {
     await scrape();

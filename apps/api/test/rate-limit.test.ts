@@ -75,13 +75,23 @@ describe('sliding-window rate limits', () => {
 
   it('concurrent requests past the limit: exactly the limit succeeds', async () => {
     const d = await createTestAccount(api.db, api.deps.config.secret);
-    const res = await Promise.all(Array.from({ length: 7 }, () => request(api.app).get('/v1/balance').set(d.auth)));
+    const res = await Promise.all(
+      Array.from({ length: 7 }, () => request(api.app).get('/v1/balance').set(d.auth)),
+    );
     expect(res.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429]);
-    expect(res.filter((r) => r.status === 200).map((r) => r.headers['ratelimit-remaining']).sort()).toEqual(['0', '1', '2']);
+    expect(
+      res
+        .filter((r) => r.status === 200)
+        .map((r) => r.headers['ratelimit-remaining'])
+        .sort(),
+    ).toEqual(['0', '1', '2']);
   });
 
   it('replicas share the window (two apps, one Redis)', async () => {
-    const twin = startTestApi({ otherRouteLimit: { max: 3, windowSeconds: 2 }, redisPrefix: api.deps.config.redisPrefix });
+    const twin = startTestApi({
+      otherRouteLimit: { max: 3, windowSeconds: 2 },
+      redisPrefix: api.deps.config.redisPrefix,
+    });
     try {
       const c = await createTestAccount(api.db, api.deps.config.secret);
       await request(api.app).get('/v1/balance').set(c.auth).expect(200);

@@ -17,7 +17,10 @@ afterAll(() => api.close());
 
 const NUL = '\u0000';
 const url = 'https://example.com/a.wav';
-const invalid = (fields: Record<string, string>) => ({ status: 400, body: envelope('validation', false, fields) });
+const invalid = (fields: Record<string, string>) => ({
+  status: 400,
+  body: envelope('validation', false, fields),
+});
 const outcome = (res: request.Response) => ({ status: res.status, body: res.body as unknown });
 
 describe('U+0000 in a string', () => {
@@ -34,21 +37,24 @@ describe('U+0000 in a string', () => {
     ['a glossary key', { url, glossary: { [`ha${NUL}rk`]: 'Hark' } }, { glossary: 'glossary_invalid' }],
   ];
 
-  it.each(bodies)('in %s is 400 validation with its key, as JSON, form and multipart', async (_l, body, fields) => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-    const json = await request(api.app).post('/v1/transcripts').set(a.auth).send(body);
-    expect(outcome(json)).toEqual(invalid(fields));
-    // Form bodies carry objects as JSON text.
-    const asText = Object.fromEntries(
-      Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
-    const form = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send(asText);
-    expect(outcome(form)).toEqual(invalid(fields));
-    let multipart = request(api.app).post('/v1/transcripts').set(a.auth);
-    for (const [k, v] of Object.entries(asText)) multipart = multipart.field(k, v);
-    expect(outcome(await multipart)).toEqual(invalid(fields));
-    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
-  });
+  it.each(bodies)(
+    'in %s is 400 validation with its key, as JSON, form and multipart',
+    async (_l, body, fields) => {
+      const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+      const json = await request(api.app).post('/v1/transcripts').set(a.auth).send(body);
+      expect(outcome(json)).toEqual(invalid(fields));
+      // Form bodies carry objects as JSON text.
+      const asText = Object.fromEntries(
+        Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      );
+      const form = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send(asText);
+      expect(outcome(form)).toEqual(invalid(fields));
+      let multipart = request(api.app).post('/v1/transcripts').set(a.auth);
+      for (const [k, v] of Object.entries(asText)) multipart = multipart.field(k, v);
+      expect(outcome(await multipart)).toEqual(invalid(fields));
+      expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
+    },
+  );
 
   it('in form bracket syntax (metadata[k]=v) too', async () => {
     for (const form of [`url=${url}&metadata[k]=v%00`, `url=${url}&metadata[k%00]=v`]) {
@@ -115,26 +121,36 @@ describe('query parameters as arrays or objects, or sent twice', () => {
     ['status=done&status=failed', { status: 'status_invalid' }],
     ['status=done&status=done', { status: 'status_invalid' }],
     ['perPage=1&perPage=2', { perPage: 'per_page_invalid' }],
-    ['externalId=a&externalId=b&status[]=done', { externalId: 'external_id_invalid', status: 'status_invalid' }],
+    [
+      'externalId=a&externalId=b&status[]=done',
+      { externalId: 'external_id_invalid', status: 'status_invalid' },
+    ],
   ])('GET /v1/transcripts?%s is 400 validation with the parameter', async (query, fields) => {
-    expect(outcome(await request(api.app).get(`/v1/transcripts?${query}`).set(acct.auth))).toEqual(invalid(fields));
+    expect(outcome(await request(api.app).get(`/v1/transcripts?${query}`).set(acct.auth))).toEqual(
+      invalid(fields),
+    );
   });
 
   it('unknown parameters, bracketed or not, are still ignored', async () => {
     await request(api.app).get('/v1/transcripts?_=123&filter[x]=1').set(acct.auth).expect(200);
   });
 
-  it.each(['wait[]=1', 'wait[x]=1', 'wait=1&wait=2'])('GET /v1/transcripts/{id}?%s is wait_invalid', async (query) => {
-    const res = await request(api.app).get(`/v1/transcripts/tr_unknown?${query}`).set(acct.auth);
-    expect(outcome(res)).toEqual(invalid({ wait: 'wait_invalid' }));
-  });
+  it.each(['wait[]=1', 'wait[x]=1', 'wait=1&wait=2'])(
+    'GET /v1/transcripts/{id}?%s is wait_invalid',
+    async (query) => {
+      const res = await request(api.app).get(`/v1/transcripts/tr_unknown?${query}`).set(acct.auth);
+      expect(outcome(res)).toEqual(invalid({ wait: 'wait_invalid' }));
+    },
+  );
 
   it.each(['format[]=vtt', 'format=srt&format=vtt', 'maxLines[x]=1'])(
     'GET /v1/transcripts/{id}/subtitles?%s is 400 validation',
     async (query) => {
       const res = await request(api.app).get(`/v1/transcripts/tr_unknown/subtitles?${query}`).set(acct.auth);
       expect(res.status).toBe(400);
-      expect(Object.keys(res.body.error.fields as object)).toEqual([query.includes('maxLines') ? 'maxLines' : 'format']);
+      expect(Object.keys(res.body.error.fields as object)).toEqual([
+        query.includes('maxLines') ? 'maxLines' : 'format',
+      ]);
     },
   );
 

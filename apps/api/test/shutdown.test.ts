@@ -18,7 +18,13 @@ interface Answer {
 }
 
 /** One request on its own connection (no keep-alive): a reset means this very request was dropped. */
-function fresh(port: number, method: string, p: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+function fresh(
+  port: number,
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<Answer> {
   return new Promise((resolve) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const r = http.request(
@@ -28,12 +34,21 @@ function fresh(port: number, method: string, p: string, headers: Record<string, 
         path: p,
         method,
         agent: false,
-        headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
+        headers: {
+          ...headers,
+          ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
+        },
       },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: JSON.parse(text) as unknown }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            body: JSON.parse(text) as unknown,
+          }),
+        );
         res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, err: e.code ?? e.message }));
       },
     );

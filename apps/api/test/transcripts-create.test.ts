@@ -11,11 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const create = (body: unknown, a: TestAccount = acct) => request(api.app).post('/v1/transcripts').set(a.auth).send(body as object);
+const create = (body: unknown, a: TestAccount = acct) =>
+  request(api.app)
+    .post('/v1/transcripts')
+    .set(a.auth)
+    .send(body as object);
 
 async function expectFields(body: unknown, fields: Record<string, string>) {
   const res = await create(body);
-  expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: envelope('validation', false, fields) });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 400,
+    body: envelope('validation', false, fields),
+  });
 }
 
 describe('POST /v1/transcripts validation', () => {
@@ -46,10 +53,22 @@ describe('POST /v1/transcripts validation', () => {
     [{ url: 'https://e.com/a', glossary: { '': 'x' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: '' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: 'y'.repeat(81) } }, { glossary: 'glossary_invalid' }],
-    [{ url: 'https://e.com/a', glossary: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v'])) }, { glossary: 'glossary_invalid' }],
+    [
+      {
+        url: 'https://e.com/a',
+        glossary: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      { glossary: 'glossary_invalid' },
+    ],
     [{ url: 'https://e.com/a', glossary: { x: 1 } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: 'x' }, { glossary: 'glossary_invalid' }],
-    [{ url: 'https://e.com/a', metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, { metadata: 'metadata_invalid' }],
+    [
+      {
+        url: 'https://e.com/a',
+        metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      { metadata: 'metadata_invalid' },
+    ],
     [{ url: 'https://e.com/a', metadata: { ['k'.repeat(41)]: 'v' } }, { metadata: 'metadata_invalid' }],
     [{ url: 'https://e.com/a', metadata: { k: 'v'.repeat(501) } }, { metadata: 'metadata_invalid' }],
     [{ url: 'https://e.com/a', metadata: { k: 1 } }, { metadata: 'metadata_invalid' }],
@@ -80,8 +99,16 @@ describe('POST /v1/transcripts validation', () => {
   it('a webhook on a private address is refused at create when private URLs are not allowed', async () => {
     const strict = startTestApi({ allowPrivateUrls: false });
     try {
-      for (const webhookUrl of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://[::1]/x']) {
-        const res = await request(strict.app).post('/v1/transcripts').set(acct.auth).send({ url: 'https://e.com/a', webhookUrl });
+      for (const webhookUrl of [
+        'http://127.0.0.1:9/x',
+        'http://localhost/x',
+        'http://10.1.2.3/x',
+        'http://[::1]/x',
+      ]) {
+        const res = await request(strict.app)
+          .post('/v1/transcripts')
+          .set(acct.auth)
+          .send({ url: 'https://e.com/a', webhookUrl });
         expect(res.body).toEqual(envelope('validation', false, { webhookUrl: 'webhook_url_invalid' }));
       }
     } finally {
@@ -91,9 +118,16 @@ describe('POST /v1/transcripts validation', () => {
 
   it('an audio url with credentials is refused (url_invalid), in any body type, and nothing is stored', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-    for (const url of ['https://user:pass@example.com/a.wav', 'http://user@example.com/a.wav', 'https://:pw@example.com/a.wav']) {
+    for (const url of [
+      'https://user:pass@example.com/a.wav',
+      'http://user@example.com/a.wav',
+      'https://:pw@example.com/a.wav',
+    ]) {
       const json = await create({ url }, a);
-      expect({ status: json.status, body: json.body }).toEqual({ status: 400, body: envelope('validation', false, { url: 'url_invalid' }) });
+      expect({ status: json.status, body: json.body }).toEqual({
+        status: 400,
+        body: envelope('validation', false, { url: 'url_invalid' }),
+      });
       const form = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send({ url });
       expect(form.body).toEqual(envelope('validation', false, { url: 'url_invalid' }));
       const multipart = await request(api.app).post('/v1/transcripts').set(a.auth).field('url', url);
@@ -103,17 +137,27 @@ describe('POST /v1/transcripts validation', () => {
     const hook = await create({ url: 'https://e.com/a', webhookUrl: 'https://u:p@e.com/hook' }, a);
     expect(hook.body).toEqual(envelope('validation', false, { webhookUrl: 'webhook_url_invalid' }));
     expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
-    expect((await api.db.account.findUniqueOrThrow({ where: { id: a.accountId } })).reserved.toString()).toBe('0');
+    expect((await api.db.account.findUniqueOrThrow({ where: { id: a.accountId } })).reserved.toString()).toBe(
+      '0',
+    );
   });
 
   it('bad JSON is 400 validation; an oversize body is 413; an unknown content type is 400', async () => {
-    const bad = await request(api.app).post('/v1/transcripts').set(acct.auth).set('Content-Type', 'application/json').send('{"url": ');
+    const bad = await request(api.app)
+      .post('/v1/transcripts')
+      .set(acct.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"url": ');
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
     const big = await create({ url: 'https://e.com/a', metadata: { k: 'x'.repeat(2 * 1024 * 1024) } });
     expect(big.status).toBe(413);
     expect(big.body).toEqual(envelope('payload_too_large', false));
-    const xml = await request(api.app).post('/v1/transcripts').set(acct.auth).set('Content-Type', 'text/xml').send('<a/>');
+    const xml = await request(api.app)
+      .post('/v1/transcripts')
+      .set(acct.auth)
+      .set('Content-Type', 'text/xml')
+      .send('<a/>');
     expect(xml.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
     const arr = await request(api.app).post('/v1/transcripts').set(acct.auth).send([1]);
     expect(arr.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
@@ -122,7 +166,12 @@ describe('POST /v1/transcripts validation', () => {
 
 describe('POST /v1/transcripts creates', () => {
   it('201 with the processing transcript: every documented null and zero', async () => {
-    const res = await create({ url: 'https://example.com/audio.mp3', externalId: 'ext-1', metadata: { a: 'b' }, retentionDays: 7 });
+    const res = await create({
+      url: 'https://example.com/audio.mp3',
+      externalId: 'ext-1',
+      metadata: { a: 'b' },
+      retentionDays: 7,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       data: {
@@ -155,14 +204,23 @@ describe('POST /v1/transcripts creates', () => {
   it('JSON, urlencoded and multipart give identical results', async () => {
     const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
     const json = await create(
-      { url: 'https://e.com/x.wav', speakers: 3, retentionDays: 5, reuseIfIdentical: false, glossary: { hark: 'Hark' }, metadata: { k: 'v' } },
+      {
+        url: 'https://e.com/x.wav',
+        speakers: 3,
+        retentionDays: 5,
+        reuseIfIdentical: false,
+        glossary: { hark: 'Hark' },
+        metadata: { k: 'v' },
+      },
       a,
     ).expect(201);
     const form = await request(api.app)
       .post('/v1/transcripts')
       .set(a.auth)
       .type('form')
-      .send('url=https%3A%2F%2Fe.com%2Fx.wav&speakers=3&retentionDays=5&reuseIfIdentical=false&glossary%5Bhark%5D=Hark&metadata=%7B%22k%22%3A%22v%22%7D')
+      .send(
+        'url=https%3A%2F%2Fe.com%2Fx.wav&speakers=3&retentionDays=5&reuseIfIdentical=false&glossary%5Bhark%5D=Hark&metadata=%7B%22k%22%3A%22v%22%7D',
+      )
       .expect(201);
     const multipart = await request(api.app)
       .post('/v1/transcripts')
@@ -177,11 +235,24 @@ describe('POST /v1/transcripts creates', () => {
     const strip = (b: { data: Record<string, unknown> }) => ({ ...b.data, id: 'x', createdAt: 'x' });
     expect(strip(form.body)).toEqual(strip(json.body));
     expect(strip(multipart.body)).toEqual(strip(json.body));
-    const rows = await api.db.transcript.findMany({ where: { accountId: a.accountId }, select: { speakers: true, glossary: true, rate: true } });
-    expect(rows.map((r) => [r.speakers, r.glossary, r.rate.toString()])).toEqual(Array(3).fill([3, { hark: 'Hark' }, '48']));
+    const rows = await api.db.transcript.findMany({
+      where: { accountId: a.accountId },
+      select: { speakers: true, glossary: true, rate: true },
+    });
+    expect(rows.map((r) => [r.speakers, r.glossary, r.rate.toString()])).toEqual(
+      Array(3).fill([3, { hark: 'Hark' }, '48']),
+    );
     // Form validation reports the same keys.
-    const bad = await request(api.app).post('/v1/transcripts').set(a.auth).type('form').send('url=x&speakers=5-2&retentionDays=abc');
-    expect(bad.body.error.fields).toEqual({ url: 'url_invalid', speakers: 'speakers_invalid', retentionDays: 'retention_invalid' });
+    const bad = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .type('form')
+      .send('url=x&speakers=5-2&retentionDays=abc');
+    expect(bad.body.error.fields).toEqual({
+      url: 'url_invalid',
+      speakers: 'speakers_invalid',
+      retentionDays: 'retention_invalid',
+    });
   });
 
   it('402 insufficient_balance when nothing is available; no row, no hold', async () => {
@@ -207,7 +278,9 @@ describe('POST /v1/transcripts creates', () => {
 
   it('concurrent creates on a trial account: never more than 2 running', async () => {
     const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => create({ url: `https://e.com/${i}.wav` }, trial)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create({ url: `https://e.com/${i}.wav` }, trial)),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(2);
     expect(results.filter((r) => r.status === 429)).toHaveLength(6);
   });
@@ -225,7 +298,11 @@ describe('POST /v1/transcripts creates', () => {
 describe('creating from uploads', () => {
   it('upload_not_found, upload_empty, upload_mismatch, reuse_needs_sha256', async () => {
     const other = await createTestAccount(api.db, api.deps.config.secret);
-    const foreign = await request(api.app).post('/v1/uploads').set(other.auth).send(Buffer.from('abc')).expect(201);
+    const foreign = await request(api.app)
+      .post('/v1/uploads')
+      .set(other.auth)
+      .send(Buffer.from('abc'))
+      .expect(201);
     const r1 = await create({ uploadId: foreign.body.data.id });
     expect(r1.status).toBe(404);
     expect(r1.body).toEqual(envelope('upload_not_found', false));
@@ -234,13 +311,24 @@ describe('creating from uploads', () => {
     const empty = await request(api.app).post('/v1/uploads').set(acct.auth).expect(201);
     await expectFields({ uploadId: empty.body.data.id }, { uploadId: 'upload_empty' });
 
-    const partial = await request(api.app).post('/v1/uploads?expectedBytes=10').set(acct.auth).send(Buffer.from('abc')).expect(201);
+    const partial = await request(api.app)
+      .post('/v1/uploads?expectedBytes=10')
+      .set(acct.auth)
+      .send(Buffer.from('abc'))
+      .expect(201);
     const r2 = await create({ uploadId: partial.body.data.id });
     expect(r2.status).toBe(400);
     expect(r2.body).toEqual(envelope('upload_mismatch', false));
 
-    const noSha = await request(api.app).post('/v1/uploads').set(acct.auth).send(Buffer.from('abc')).expect(201);
-    await expectFields({ uploadId: noSha.body.data.id, reuseIfIdentical: true }, { reuseIfIdentical: 'reuse_needs_sha256' });
+    const noSha = await request(api.app)
+      .post('/v1/uploads')
+      .set(acct.auth)
+      .send(Buffer.from('abc'))
+      .expect(201);
+    await expectFields(
+      { uploadId: noSha.body.data.id, reuseIfIdentical: true },
+      { reuseIfIdentical: 'reuse_needs_sha256' },
+    );
     const ok = await create({ uploadId: noSha.body.data.id });
     expect(ok.status).toBe(201);
     expect(ok.body.data.url).toBeNull();
@@ -250,14 +338,29 @@ describe('creating from uploads', () => {
     const { createHash } = await import('node:crypto');
     const bytes = Buffer.from('same audio bytes');
     const digest = createHash('sha256').update(bytes).digest('hex');
-    const up = async () => (await request(api.app).post(`/v1/uploads?sha256=${digest}`).set(acct.auth).send(bytes).expect(201)).body.data.id as string;
-    const first = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' } }).expect(201);
-    const again = await create({ uploadId: await up(), language: 'en', glossary: { c: 'd', a: 'b' }, reuseIfIdentical: true });
+    const up = async () =>
+      (await request(api.app).post(`/v1/uploads?sha256=${digest}`).set(acct.auth).send(bytes).expect(201))
+        .body.data.id as string;
+    const first = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' } }).expect(
+      201,
+    );
+    const again = await create({
+      uploadId: await up(),
+      language: 'en',
+      glossary: { c: 'd', a: 'b' },
+      reuseIfIdentical: true,
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(first.body.data.id);
     const otherLang = await create({ uploadId: await up(), language: 'de', reuseIfIdentical: true });
     expect(otherLang.status).toBe(201);
-    const otherSpeakers = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' }, speakers: 2, reuseIfIdentical: true });
+    const otherSpeakers = await create({
+      uploadId: await up(),
+      language: 'en',
+      glossary: { a: 'b', c: 'd' },
+      speakers: 2,
+      reuseIfIdentical: true,
+    });
     expect(otherSpeakers.status).toBe(201);
   });
 });

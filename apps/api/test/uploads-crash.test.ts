@@ -11,7 +11,11 @@ const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
 afterAll(() => db.$disconnect());
 
 async function call(port: number, method: string, p: string, auth: Record<string, string>, body?: Buffer) {
-  const res = await fetch(`http://127.0.0.1:${port}${p}`, { method, headers: auth, ...(body ? { body } : {}) });
+  const res = await fetch(`http://127.0.0.1:${port}${p}`, {
+    method,
+    headers: auth,
+    ...(body ? { body } : {}),
+  });
   return { status: res.status, body: (await res.json()) as { data: { id: string; receivedBytes: number } } };
 }
 
@@ -67,7 +71,11 @@ describe('uploads survive a killed API process', () => {
       const resumed = await waitFor(
         async () => {
           const r = await call(port, 'PUT', `/v1/uploads/${id}`, acct.auth, tail);
-          return r.status === 200 ? r : r.status === 409 ? null : Promise.reject(new Error(`status ${r.status}`));
+          return r.status === 200
+            ? r
+            : r.status === 409
+              ? null
+              : Promise.reject(new Error(`status ${r.status}`));
         },
         { timeout: 5000, interval: 200, message: 'lock to expire' },
       );

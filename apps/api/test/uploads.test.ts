@@ -103,17 +103,37 @@ describe('uploads', () => {
       const res = await request(api.app).post(`/v1/uploads?expectedBytes=${bad}`).set(acct.auth).expect(400);
       expect(res.body).toEqual(envelope('validation', false, { expectedBytes: 'expected_bytes_invalid' }));
     }
-    const both = await request(api.app).post(`/v1/uploads?expectedBytes=x&sha256=${'g'.repeat(64)}`).set(acct.auth).expect(400);
-    expect(both.body.error.fields).toEqual({ expectedBytes: 'expected_bytes_invalid', sha256: 'sha256_invalid' });
-    await request(api.app).post(`/v1/uploads?sha256=${'a'.repeat(63)}`).set(acct.auth).expect(400);
-    await request(api.app).post(`/v1/uploads?expectedBytes=${2 * 1024 ** 3}`).set(acct.auth).expect(201);
+    const both = await request(api.app)
+      .post(`/v1/uploads?expectedBytes=x&sha256=${'g'.repeat(64)}`)
+      .set(acct.auth)
+      .expect(400);
+    expect(both.body.error.fields).toEqual({
+      expectedBytes: 'expected_bytes_invalid',
+      sha256: 'sha256_invalid',
+    });
+    await request(api.app)
+      .post(`/v1/uploads?sha256=${'a'.repeat(63)}`)
+      .set(acct.auth)
+      .expect(400);
+    await request(api.app)
+      .post(`/v1/uploads?expectedBytes=${2 * 1024 ** 3}`)
+      .set(acct.auth)
+      .expect(201);
   });
 
   it('chunk errors: empty, too large (declared and streamed), unknown and foreign uploads', async () => {
     const id = await newUpload();
-    const empty = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(0)).expect(400);
+    const empty = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(0))
+      .expect(400);
     expect(empty.body).toEqual(envelope('chunk_empty', false));
-    const big = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(16 * MiB + 1)).expect(413);
+    const big = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(16 * MiB + 1))
+      .expect(413);
     expect(big.body).toEqual(envelope('chunk_too_large', false));
     // Chunked transfer: no Content-Length, refused once the count passes 16 MiB.
     const { req, response } = rawPut(id, { 'Transfer-Encoding': 'chunked' });
@@ -123,7 +143,11 @@ describe('uploads', () => {
     const streamed = await response;
     expect(streamed.status).toBe(413);
     expect(JSON.parse(streamed.body).error.code).toBe('chunk_too_large');
-    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(16 * MiB)).expect(200);
+    await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(16 * MiB))
+      .expect(200);
 
     const other = await createTestAccount(api.db, api.deps.config.secret);
     for (const [auth, target] of [
@@ -131,7 +155,11 @@ describe('uploads', () => {
       [acct.auth, 'up_doesnotexist'],
       [acct.auth, 'x'.repeat(80)],
     ] as const) {
-      const res = await request(api.app).put(`/v1/uploads/${target}`).set(auth).send(Buffer.from('x')).expect(404);
+      const res = await request(api.app)
+        .put(`/v1/uploads/${target}`)
+        .set(auth)
+        .send(Buffer.from('x'))
+        .expect(404);
       expect(res.body).toEqual(envelope('upload_not_found', false));
       await request(api.app).get(`/v1/uploads/${target}`).set(auth).expect(404);
     }
@@ -146,9 +174,17 @@ describe('uploads', () => {
     await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.from('x')).expect(200);
     await truncate(storedFile(id), nearly);
     await api.db.upload.update({ where: { id }, data: { receivedBytes: BigInt(nearly) } });
-    const res = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(11)).expect(413);
+    const res = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(11))
+      .expect(413);
     expect(res.body).toEqual(envelope('upload_too_large', false));
-    const ok = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(10)).expect(200);
+    const ok = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(10))
+      .expect(200);
     expect(ok.body.data.receivedBytes).toBe(2 * 1024 ** 3);
   });
 
@@ -180,10 +216,17 @@ describe('uploads', () => {
     const a = Buffer.alloc(2 * MiB, 'a');
     const slow = rawPut(id, { 'Content-Length': a.length });
     slow.req.write(a.subarray(0, MiB));
-    await waitFor(async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 1, {
-      message: 'first writer holds the lock',
-    });
-    const second = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(100, 'b')).expect(409);
+    await waitFor(
+      async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 1,
+      {
+        message: 'first writer holds the lock',
+      },
+    );
+    const second = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(100, 'b'))
+      .expect(409);
     expect(second.body).toEqual(envelope('upload_busy', true));
     slow.req.end(a.subarray(MiB));
     expect((await slow.response).status).toBe(200);
@@ -195,7 +238,11 @@ describe('uploads', () => {
     const id = await newUpload();
     await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(1000, 'a')).expect(200);
     await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: id }).expect(201);
-    const late = await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(100, 'b')).expect(409);
+    const late = await request(api.app)
+      .put(`/v1/uploads/${id}`)
+      .set(acct.auth)
+      .send(Buffer.alloc(100, 'b'))
+      .expect(409);
     expect(late.body).toEqual(envelope('upload_busy', false));
     expect(late.body.error.message).toMatch(/new upload/);
     const after = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
@@ -210,12 +257,17 @@ describe('uploads', () => {
     dropped.req.on('error', () => undefined);
     dropped.response.catch(() => undefined);
     dropped.req.write(Buffer.alloc(MiB, 'z'));
-    await waitFor(async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 1);
+    await waitFor(
+      async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 1,
+    );
     dropped.req.destroy();
     // The writer notices, cuts the file back and frees the lock.
-    await waitFor(async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 0, {
-      message: 'lock released after the drop',
-    });
+    await waitFor(
+      async () => (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 0,
+      {
+        message: 'lock released after the drop',
+      },
+    );
     const state = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
     expect(state.body.data.receivedBytes).toBe(6);
     expect((await readFile(storedFile(id))).toString()).toBe('start:');

@@ -74,7 +74,11 @@ async function uploadFile(
     await deps.blobs.fetchTo(uploadId, length, source, { signal });
   } catch (e) {
     if (!(e instanceof BlobMissingError)) throw e;
-    throw failure('audio_invalid', false, e.reason === 'missing' ? GONE : 'The uploaded audio is incomplete.');
+    throw failure(
+      'audio_invalid',
+      false,
+      e.reason === 'missing' ? GONE : 'The uploaded audio is incomplete.',
+    );
   }
   if (upload.sha256) {
     const actual = upload.actualSha256 ?? (await storedDigest(source, upload.hashState));

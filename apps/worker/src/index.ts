@@ -2,7 +2,12 @@ export { loadWorkerConfig, type WorkerConfig, type WhisperConfig, type QueueTuni
 export { startWorker, type RunningWorker, type WorkerDeps } from './worker';
 export { createTranscribeHandler, type JobOutcome, type TranscribeJobDeps } from './transcribe.job';
 export { sweepRetention, type RetentionSweepResult, type SweepDeps } from './sweepers/retention.sweeper';
-export { sweepOrphanBlobs, sweepUploads, type UploadSweepDeps, type UploadSweepResult } from './sweepers/upload.sweeper';
+export {
+  sweepOrphanBlobs,
+  sweepUploads,
+  type UploadSweepDeps,
+  type UploadSweepResult,
+} from './sweepers/upload.sweeper';
 export { withSweepLock, sweepLockKey } from './sweepers/sweep-lock';
 export { TranscriptFailure, toFailure, type FailureCode } from './failures';
 export { buildContent, utterancesFromWords, UTTERANCE_PAUSE_SECONDS } from './transcript-content';

@@ -2,7 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
 import { feedAccountNow } from '@hark/transcripts';
 import { reconcile } from '../src/sweepers/reconciler.sweeper';
-import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, testEnv, transcriptRow } from './worker-test-env';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  testEnv,
+  transcriptRow,
+} from './worker-test-env';
 
 let h: TestHarness;
 beforeAll(async () => {
@@ -36,7 +44,10 @@ describe('reconciler', () => {
     expect(await jobState(id)).toBe('waiting');
     const w = await h.startWorker();
     try {
-      await waitFor(async () => (await transcriptRow(h.db, id))?.status === 'done', { timeout: 60_000, message: 'done' });
+      await waitFor(async () => (await transcriptRow(h.db, id))?.status === 'done', {
+        timeout: 60_000,
+        message: 'done',
+      });
     } finally {
       await w.close();
     }
@@ -57,7 +68,11 @@ describe('reconciler', () => {
     expect(await jobState(ids[0]!)).toBe('missing');
     const mine = deps({ accountId: acct.accountId });
     // Within the grace period the producer may still be about to enqueue: left alone.
-    expect(await reconcile(deps({ accountId: acct.accountId, graceMs: 60_000 }))).toEqual({ requeued: 0, expired: 0, fed: 0 });
+    expect(await reconcile(deps({ accountId: acct.accountId, graceMs: 60_000 }))).toEqual({
+      requeued: 0,
+      expired: 0,
+      fed: 0,
+    });
     expect(await reconcile(mine)).toEqual({ requeued: 1, expired: 0, fed: 0 });
     expect(await jobState(ids[0]!)).toBe('waiting');
     // The held one stays out of the queue: its account already has one job waiting.
@@ -69,7 +84,8 @@ describe('reconciler', () => {
   it('feeds an account whose held transcripts nobody fed (a worker died between starting a job and feeding)', async () => {
     const acct = await createAccount(h.db, 100);
     const ids: string[] = [];
-    for (const name of ['a', 'b', 'c']) ids.push(await createTranscript(h.db, acct, { url: `https://example.com/${name}.wav` }));
+    for (const name of ['a', 'b', 'c'])
+      ids.push(await createTranscript(h.db, acct, { url: `https://example.com/${name}.wav` }));
     const mine = deps({ accountId: acct.accountId });
     // None queued: the oldest goes in, up to one waiting job for the account.
     expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 1 });
@@ -80,14 +96,21 @@ describe('reconciler', () => {
     expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 1 });
     expect(await Promise.all(ids.slice(1).map(jobState))).toEqual(['waiting', 'missing']);
     // With room for two waiting jobs, the last one goes in too.
-    expect(await reconcile(deps({ accountId: acct.accountId, queuedPerAccount: 2 }))).toEqual({ requeued: 0, expired: 0, fed: 1 });
+    expect(await reconcile(deps({ accountId: acct.accountId, queuedPerAccount: 2 }))).toEqual({
+      requeued: 0,
+      expired: 0,
+      fed: 1,
+    });
     expect(await jobState(ids[2]!)).toBe('waiting');
     for (const id of ids) await (await h.transcribeQueue.getJob(id))?.remove();
   });
 
   it('a transcript past the maximum processing time fails engine_failed, hold released, announced', async () => {
     const acct = await createAccount(h.db, 100);
-    const id = await createTranscript(h.db, acct, { url: 'https://example.com/a.wav', webhookUrl: 'https://example.com/hook' });
+    const id = await createTranscript(h.db, acct, {
+      url: 'https://example.com/a.wav',
+      webhookUrl: 'https://example.com/hook',
+    });
     // Held in Postgres the whole time: the maximum still counts from creation.
     const held = await createTranscript(h.db, acct, { url: 'https://example.com/b.wav' });
     await feedAccountNow(h.db, acct.accountId, 1);
@@ -104,7 +127,8 @@ describe('reconciler', () => {
       }),
     );
     expect(result).toEqual({ requeued: 0, expired: 2, fed: 0 });
-    for (const t of [id, held]) expect(await transcriptRow(h.db, t)).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
+    for (const t of [id, held])
+      expect(await transcriptRow(h.db, t)).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
     expect(announced).toEqual(expect.arrayContaining([id, held]));
     expect(stopped).toContain(id);
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
@@ -113,7 +137,11 @@ describe('reconciler', () => {
   it('leaves transcripts younger than the grace period alone (the API enqueues right after commit)', async () => {
     const acct = await createAccount(h.db, 100);
     const id = await createTranscript(h.db, acct, { url: 'https://example.com/a.wav' });
-    expect(await reconcile(deps({ graceMs: 60_000, accountId: acct.accountId }))).toEqual({ requeued: 0, expired: 0, fed: 0 });
+    expect(await reconcile(deps({ graceMs: 60_000, accountId: acct.accountId }))).toEqual({
+      requeued: 0,
+      expired: 0,
+      fed: 0,
+    });
     expect(await h.transcribeQueue.getJob(id)).toBeUndefined();
   });
 });

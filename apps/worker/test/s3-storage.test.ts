@@ -8,7 +8,14 @@ import { s3TestBucket, waitFor } from '@hark/testing';
 import { completeTranscript } from '@hark/transcripts';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepOrphanBlobs } from '../src/sweepers/upload.sweeper';
-import { type TestHarness, createAccount, createHarness, createTranscript, createUpload, transcriptRow } from './worker-test-env';
+import {
+  type TestHarness,
+  createAccount,
+  createHarness,
+  createTranscript,
+  createUpload,
+  transcriptRow,
+} from './worker-test-env';
 
 // The worker with HARK_STORAGE=s3 against the S3Proxy the test command starts: it fetches
 // uploads into its own scratch folder and removes them after the job; retention and the upload
@@ -37,10 +44,13 @@ describe('worker on the S3 driver', () => {
     const id = await createTranscript(h.db, acct, { uploadId });
     await h.startWorker();
     await h.enqueue(id);
-    const row = await waitFor(async () => {
-      const t = await transcriptRow(h.db, id);
-      return t.status === 'processing' ? null : t;
-    }, { timeout: 60_000, message: 'the transcript to finish' });
+    const row = await waitFor(
+      async () => {
+        const t = await transcriptRow(h.db, id);
+        return t.status === 'processing' ? null : t;
+      },
+      { timeout: 60_000, message: 'the transcript to finish' },
+    );
     expect(row).toMatchObject({ status: 'done', durationSeconds: 11 });
     // The scratch folder is removed just after the transcript is marked done.
     await waitFor(async () => (await readdir(h.config.tmpDir).catch(() => [])).length === 0, {
@@ -54,7 +64,15 @@ describe('worker on the S3 driver', () => {
     const uploadId = await createUpload(h.db, h.blobs, acct.accountId, randomBytes(6 << 20));
     const id = await createTranscript(h.db, acct, { uploadId, expiresAt: new Date(Date.now() - 1000) });
     const content = { text: '', words: [], utterances: [], diarizationSegments: null };
-    expect(await completeTranscript(h.db, id, { durationSeconds: 1, language: 'en', model: 'whisper-base.en', speakerCount: null, content })).toBe(true);
+    expect(
+      await completeTranscript(h.db, id, {
+        durationSeconds: 1,
+        language: 'en',
+        model: 'whisper-base.en',
+        speakerCount: null,
+        content,
+      }),
+    ).toBe(true);
     expect(await h.blobs.exists(uploadId)).toBe(true);
     await sweepRetention({ db: h.db, blobs: h.blobs });
     expect((await transcriptRow(h.db, id)).deletedAt).not.toBeNull();
@@ -70,10 +88,14 @@ describe('worker on the S3 driver', () => {
     await h.blobs.appendAt(orphan, 0, body(), { maxBytes: 7 << 20, tooLarge: () => new Error('too large') });
     expect(await openUploads()).toContain(`uploads/${orphan}`);
     // Only blobs written before `before` and named by no upload row are removed.
-    expect(await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() - 3600_000) })).toBe(0);
+    expect(
+      await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() - 3600_000) }),
+    ).toBe(0);
     const acct = await createAccount(h.db, 1000);
     const kept = await createUpload(h.db, h.blobs, acct.accountId, randomBytes(6 << 20));
-    expect(await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() + 60_000) })).toBe(1);
+    expect(await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() + 60_000) })).toBe(
+      1,
+    );
     expect(await openUploads()).not.toContain(`uploads/${orphan}`);
     expect(await h.blobs.exists(orphan)).toBe(false);
     expect(await h.blobs.exists(kept)).toBe(true);

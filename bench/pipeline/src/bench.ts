@@ -22,9 +22,34 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function bareWhisper(audio: string, dir: string): Promise<number> {
   // The same work the worker asks of whisper-cli: a 16 kHz mono WAV in, full JSON out.
   const wav = path.join(dir, 'bare.wav');
-  await run('ffmpeg', ['-y', '-v', 'error', '-i', audio, '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', wav]);
+  await run('ffmpeg', [
+    '-y',
+    '-v',
+    'error',
+    '-i',
+    audio,
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    wav,
+  ]);
   const t0 = performance.now();
-  await run(process.env.WHISPER_BIN!, ['-m', process.env.WHISPER_MODEL!, '-t', THREADS, '-l', 'auto', '-ojf', '-of', path.join(dir, 'bare'), '-f', wav]);
+  await run(process.env.WHISPER_BIN!, [
+    '-m',
+    process.env.WHISPER_MODEL!,
+    '-t',
+    THREADS,
+    '-l',
+    'auto',
+    '-ojf',
+    '-of',
+    path.join(dir, 'bare'),
+    '-f',
+    wav,
+  ]);
   const ms = performance.now() - t0;
   await rm(wav, { force: true });
   await rm(path.join(dir, 'bare.json'), { force: true });
@@ -56,7 +81,11 @@ async function main(): Promise<void> {
     const wake: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       bare.push(await bareWhisper(audio, dir));
-      const up = await fetch(`${base}/uploads?sha256=${sha}`, { method: 'POST', headers: acct.auth, body: bytes });
+      const up = await fetch(`${base}/uploads?sha256=${sha}`, {
+        method: 'POST',
+        headers: acct.auth,
+        body: bytes,
+      });
       const uploadId = ((await up.json()) as { data: { id: string } }).data.id;
       const t0 = performance.now();
       const created = await fetch(`${base}/transcripts`, {
@@ -78,12 +107,22 @@ async function main(): Promise<void> {
     }
     const b = median(bare);
     const h = median(hark);
-    console.log(`pipeline: ${path.basename(audio)}, model ${path.basename(process.env.WHISPER_MODEL!)}, ${THREADS} threads, median of ${RUNS}`);
-    console.log(`  bare whisper-cli:           ${(b / 1000).toFixed(2)} s   (runs: ${bare.map((x) => (x / 1000).toFixed(2)).join(', ')})`);
-    console.log(`  hark create -> done:        ${(h / 1000).toFixed(2)} s   (runs: ${hark.map((x) => (x / 1000).toFixed(2)).join(', ')})`);
+    console.log(
+      `pipeline: ${path.basename(audio)}, model ${path.basename(process.env.WHISPER_MODEL!)}, ${THREADS} threads, median of ${RUNS}`,
+    );
+    console.log(
+      `  bare whisper-cli:           ${(b / 1000).toFixed(2)} s   (runs: ${bare.map((x) => (x / 1000).toFixed(2)).join(', ')})`,
+    );
+    console.log(
+      `  hark create -> done:        ${(h / 1000).toFixed(2)} s   (runs: ${hark.map((x) => (x / 1000).toFixed(2)).join(', ')})`,
+    );
     console.log(`  ratio:                      ${(h / b).toFixed(2)} (target <= 1.25)`);
-    console.log(`  wait wake-up after commit:  ${median(wake)} ms median, ${Math.max(...wake)} ms max (target 50 ms)`);
-    console.log(`  worker peak RSS:            ${(await peakRssMb(worker.child.pid!)).toFixed(0)} MB (node process; whisper-cli runs as its own process)`);
+    console.log(
+      `  wait wake-up after commit:  ${median(wake)} ms median, ${Math.max(...wake)} ms max (target 50 ms)`,
+    );
+    console.log(
+      `  worker peak RSS:            ${(await peakRssMb(worker.child.pid!)).toFixed(0)} MB (node process; whisper-cli runs as its own process)`,
+    );
   } finally {
     api.kill('SIGTERM');
     worker.kill('SIGTERM');

@@ -62,14 +62,18 @@ async function main(): Promise<void> {
     await rm(path.join(storage, local.id), { force: true });
     const disk = await baseline(dir, chunk);
     console.log(`upload ${TOTAL / MiB} MiB in ${CHUNK / MiB} MiB chunks over loopback`);
-    console.log(`  hark API, local driver: ${local.mbps.toFixed(1)} MB/s, API peak RSS ${local.rss.toFixed(0)} MB (target < 200 MB)`);
+    console.log(
+      `  hark API, local driver: ${local.mbps.toFixed(1)} MB/s, API peak RSS ${local.rss.toFixed(0)} MB (target < 200 MB)`,
+    );
     console.log(`  fsync'ed disk write:    ${disk.toFixed(1)} MB/s`);
     console.log(`  ratio:                  ${(local.mbps / disk).toFixed(2)} (target >= 0.5)`);
     if (process.env.HARK_TEST_S3_ENDPOINT) {
       // run.sh started S3Proxy (filesystem backend, same disk); BENCH_S3=0 skips this.
       const bucket = await s3TestBucket();
       const s3 = await throughApi({ HARK_STORAGE_DIR: storage, ...bucket.env }, acct.auth, chunk);
-      console.log(`  hark API, S3 driver (S3Proxy): ${s3.mbps.toFixed(1)} MB/s, API peak RSS ${s3.rss.toFixed(0)} MB`);
+      console.log(
+        `  hark API, S3 driver (S3Proxy): ${s3.mbps.toFixed(1)} MB/s, API peak RSS ${s3.rss.toFixed(0)} MB`,
+      );
     }
   } finally {
     await db.$disconnect();

@@ -18,19 +18,33 @@ export async function createAccount(
         id,
         name: input.name,
         total: credits.toString(),
-        ...(input.defaultRetentionDays !== undefined ? { defaultRetentionDays: input.defaultRetentionDays } : {}),
+        ...(input.defaultRetentionDays !== undefined
+          ? { defaultRetentionDays: input.defaultRetentionDays }
+          : {}),
       },
     });
     if (credits.greaterThan(0)) {
       await tx.ledgerEntry.create({
-        data: { id: newId('led'), accountId: id, kind: 'grant', amount: credits.toString(), note: 'trial credits' },
+        data: {
+          id: newId('led'),
+          accountId: id,
+          kind: 'grant',
+          amount: credits.toString(),
+          note: 'trial credits',
+        },
       });
     }
   });
   return { id };
 }
 
-async function credit(db: Db, accountId: string, amount: Money | number | string, kind: 'topup' | 'grant', note?: string) {
+async function credit(
+  db: Db,
+  accountId: string,
+  amount: Money | number | string,
+  kind: 'topup' | 'grant',
+  note?: string,
+) {
   const value = money(amount);
   if (!value.greaterThan(0)) throw new RangeError('amount must be positive');
   return db.$transaction(async (tx) => {

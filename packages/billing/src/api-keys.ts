@@ -1,4 +1,12 @@
-import { HarkError, displayPrefix, generateApiKey, hmacApiKey, newId, seal, webhookSecretOf } from '@hark/core';
+import {
+  HarkError,
+  displayPrefix,
+  generateApiKey,
+  hmacApiKey,
+  newId,
+  seal,
+  webhookSecretOf,
+} from '@hark/core';
 import type { Db } from '@hark/db';
 
 /** Issues a key. The plain key is returned once and never stored. */
@@ -21,7 +29,10 @@ export async function issueApiKey(db: Db, secret: string, accountId: string, lab
 }
 
 export async function revokeApiKey(db: Db, keyId: string) {
-  const n = await db.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const n = await db.apiKey.updateMany({
+    where: { id: keyId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   if (n.count === 0) {
     const exists = await db.apiKey.findUnique({ where: { id: keyId }, select: { id: true } });
     if (!exists) throw new HarkError('not_found', `No key ${keyId}.`);

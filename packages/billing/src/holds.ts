@@ -32,13 +32,27 @@ async function move(tx: Tx, accountId: string, reservedDelta: Decimal, totalDelt
     WHERE id = ${accountId}`;
 }
 
-async function ledger(tx: Tx, accountId: string, kind: 'reserve' | 'release' | 'charge', amount: Decimal, transcriptId: string) {
+async function ledger(
+  tx: Tx,
+  accountId: string,
+  kind: 'reserve' | 'release' | 'charge',
+  amount: Decimal,
+  transcriptId: string,
+) {
   if (amount.isZero()) return;
-  await tx.ledgerEntry.create({ data: { id: newId('led'), accountId, kind, amount: amount.toString(), transcriptId } });
+  await tx.ledgerEntry.create({
+    data: { id: newId('led'), accountId, kind, amount: amount.toString(), transcriptId },
+  });
 }
 
 /** The provisional hold at create: `wanted`, or all of `available` if that is less. Returns it. */
-export async function placeHold(tx: Tx, accountId: string, transcriptId: string, wanted: Money, available: Decimal) {
+export async function placeHold(
+  tx: Tx,
+  accountId: string,
+  transcriptId: string,
+  wanted: Money,
+  available: Decimal,
+) {
   const hold = Decimal.min(money(wanted), available);
   await move(tx, accountId, hold, new Decimal(0));
   await ledger(tx, accountId, 'reserve', hold, transcriptId);
@@ -49,7 +63,13 @@ export async function placeHold(tx: Tx, accountId: string, transcriptId: string,
  * Moves a transcript's hold to `target` once the real cost is known. Returns false (and
  * changes nothing) when `available` plus the current hold cannot cover it.
  */
-export async function adjustHold(tx: Tx, accountId: string, transcriptId: string, current: Decimal, target: Decimal) {
+export async function adjustHold(
+  tx: Tx,
+  accountId: string,
+  transcriptId: string,
+  current: Decimal,
+  target: Decimal,
+) {
   const acct = await lockAccount(tx, accountId);
   if (acct.available.plus(current).lessThan(target)) return false;
   const delta = target.minus(current);

@@ -21,7 +21,12 @@ export class OperatorCommands {
 
   async listAccounts() {
     const rows = await this.db.account.findMany({ orderBy: { createdAt: 'asc' } });
-    return rows.map((a) => ({ id: a.id, name: a.name, toppedUp: a.toppedUp, createdAt: a.createdAt.toISOString() }));
+    return rows.map((a) => ({
+      id: a.id,
+      name: a.name,
+      toppedUp: a.toppedUp,
+      createdAt: a.createdAt.toISOString(),
+    }));
   }
 
   async issueKey(accountId: string, label?: string) {

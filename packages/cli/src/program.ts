@@ -57,7 +57,11 @@ export function buildProgram(connect: Connect, setExit: (code: number) => void, 
     .command('create')
     .requiredOption('--name <name>', 'account name')
     .option('--trial-credits <cents>', 'free credits granted at creation (not a top-up)', parseAmount)
-    .option('--retention-days <days>', 'default content retention in days, or "forever" (default 30)', parseRetention)
+    .option(
+      '--retention-days <days>',
+      'default content retention in days, or "forever" (default 30)',
+      parseRetention,
+    )
     .action((o: { name: string; trialCredits?: string; retentionDays?: number | null }) =>
       run('Account created', (c) => c.createAccount(o.name, o.trialCredits, o.retentionDays))(),
     );
@@ -67,7 +71,9 @@ export function buildProgram(connect: Connect, setExit: (code: number) => void, 
   key
     .command('issue <accountId>')
     .option('--label <label>', 'a note to recognise the key by')
-    .action((id: string, o: { label?: string }) => run('API key issued (shown once; store it now)', (c) => c.issueKey(id, o.label))());
+    .action((id: string, o: { label?: string }) =>
+      run('API key issued (shown once; store it now)', (c) => c.issueKey(id, o.label))(),
+    );
   key.command('revoke <keyId>').action((id: string) => run('API key revoked', (c) => c.revokeKey(id))());
   key.command('list <accountId>').action((id: string) => run('API keys', (c) => c.listKeys(id))());
 

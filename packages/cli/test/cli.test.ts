@@ -23,16 +23,29 @@ async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> 
 
 describe('hark operator CLI (built binary, real Postgres)', () => {
   it('account, keys, top-up, grant, balance, usage', async () => {
-    const acct = await json<{ accountId: string; total: number; toppedUp: boolean; maxRunning: number | null }>(
-      'account', 'create', '--name', 'cli-test', '--trial-credits', '250.5',
-    );
+    const acct = await json<{
+      accountId: string;
+      total: number;
+      toppedUp: boolean;
+      maxRunning: number | null;
+    }>('account', 'create', '--name', 'cli-test', '--trial-credits', '250.5');
     expect(acct).toMatchObject({ total: 250.5, toppedUp: false, maxRunning: 2 });
 
-    const key = await json<{ id: string; key: string; prefix: string }>('key', 'issue', acct.accountId, '--label', 'ci');
+    const key = await json<{ id: string; key: string; prefix: string }>(
+      'key',
+      'issue',
+      acct.accountId,
+      '--label',
+      'ci',
+    );
     expect(key.key).toMatch(/^tk_[A-Za-z0-9_-]{43}$/);
     expect(key.prefix).toBe(key.key.slice(0, 8));
 
-    const keys = await json<{ id: string; prefix: string; revokedAt: string | null }[]>('key', 'list', acct.accountId);
+    const keys = await json<{ id: string; prefix: string; revokedAt: string | null }[]>(
+      'key',
+      'list',
+      acct.accountId,
+    );
     expect(keys).toEqual([expect.objectContaining({ id: key.id, prefix: key.prefix, revokedAt: null })]);
     expect(JSON.stringify(keys)).not.toContain(key.key);
 

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /**
  * API keys: `tk_` + 43 URL-safe random characters (256 bits), shown once.
@@ -34,7 +41,12 @@ export function seal(plain: string, secret: string): string {
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', aesKey(secret), iv);
   const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-  return ['v1', iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  return [
+    'v1',
+    iv.toString('base64url'),
+    c.getAuthTag().toString('base64url'),
+    ct.toString('base64url'),
+  ].join('.');
 }
 
 export function unseal(sealed: string, secret: string): string {

@@ -6,7 +6,10 @@ const CREDENTIALS = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}) +([\x21-\x7e]{1
  * case-insensitively and any number of spaces may separate it from the credentials (RFC 9110
  * §11.1, §11.4), so `bearer <key>` and `BEARER  <key>` are `Bearer <key>`.
  */
-export function authorizationCredentials(header: string | undefined, scheme: 'Bearer' | 'Basic'): string | undefined {
+export function authorizationCredentials(
+  header: string | undefined,
+  scheme: 'Bearer' | 'Basic',
+): string | undefined {
   const m = CREDENTIALS.exec(header ?? '');
   return m && m[1]!.toLowerCase() === scheme.toLowerCase() ? m[2] : undefined;
 }

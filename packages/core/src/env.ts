@@ -36,7 +36,8 @@ export function num(env: Env, name: string, def: number, min = -Infinity): numbe
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${raw}"`);
+  if (!Number.isFinite(n) || n < min)
+    throw new ConfigError(`${name} must be a number >= ${min}, got "${raw}"`);
   return n;
 }
 
@@ -51,7 +52,8 @@ export function bool(env: Env, name: string, def: boolean): boolean {
 export function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], def: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  if (!(choices as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
@@ -81,12 +83,20 @@ export interface CommonConfig {
  */
 export type StorageConfig =
   | { driver: 'local' }
-  | { driver: 's3'; bucket: string; prefix: string; region: string; endpoint?: string; forcePathStyle: boolean };
+  | {
+      driver: 's3';
+      bucket: string;
+      prefix: string;
+      region: string;
+      endpoint?: string;
+      forcePathStyle: boolean;
+    };
 
 export function storageConfig(env: Env): StorageConfig {
   if (oneOf(env, 'HARK_STORAGE', ['local', 's3'] as const, 'local') === 'local') return { driver: 'local' };
   const endpoint = optStr(env, 'HARK_S3_ENDPOINT');
-  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new ConfigError(`HARK_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint))
+    throw new ConfigError(`HARK_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
   return {
     driver: 's3',
     bucket: str(env, 'HARK_S3_BUCKET'),

@@ -48,7 +48,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   upload_not_found: 'No such upload.',
   upload_busy: 'Another chunk of this upload is still being written.',
   idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
-  transcript_processing: 'A processing transcript cannot be deleted; cancel it first or wait for it to finish.',
+  transcript_processing:
+    'A processing transcript cannot be deleted; cancel it first or wait for it to finish.',
   transcript_finished: 'The transcript has already finished and cannot be canceled.',
   transcript_not_done: 'The transcript has no content: it failed or was canceled.',
   no_webhook: 'The transcript has no webhookUrl or has not finished.',

@@ -14,7 +14,8 @@ describe('ids', () => {
 
   it('are not biased towards any character (pool bytes are never reused)', () => {
     const counts = new Map<string, number>();
-    for (let i = 0; i < 20_000; i++) for (const c of newId('key').slice(4)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (let i = 0; i < 20_000; i++)
+      for (const c of newId('key').slice(4)) counts.set(c, (counts.get(c) ?? 0) + 1);
     expect(counts.size).toBe(64);
     const expected = (20_000 * 20) / 64;
     for (const n of counts.values()) expect(Math.abs(n - expected) / expected).toBeLessThan(0.1);

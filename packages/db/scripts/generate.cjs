@@ -12,9 +12,13 @@ const env = {
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
 };
 const prismaBin = require.resolve('prisma/build/index.js', { paths: [__dirname] });
-const r = spawnSync(process.execPath, [prismaBin, 'generate', '--schema', path.join(root, 'prisma/schema.prisma')], {
-  env,
-  stdio: 'inherit',
-  cwd: root,
-});
+const r = spawnSync(
+  process.execPath,
+  [prismaBin, 'generate', '--schema', path.join(root, 'prisma/schema.prisma')],
+  {
+    env,
+    stdio: 'inherit',
+    cwd: root,
+  },
+);
 process.exit(r.status ?? 1);

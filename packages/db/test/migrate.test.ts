@@ -41,7 +41,14 @@ describe('migration runner', () => {
       }
       const tables = await c.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
       expect(tables.rows.map((r) => r.tablename)).toEqual(
-        expect.arrayContaining(['accounts', 'api_keys', 'transcripts', 'transcript_contents', 'usage_records', 'ledger_entries']),
+        expect.arrayContaining([
+          'accounts',
+          'api_keys',
+          'transcripts',
+          'transcript_contents',
+          'usage_records',
+          'ledger_entries',
+        ]),
       );
     } finally {
       await c.end();

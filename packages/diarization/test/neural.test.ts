@@ -28,14 +28,16 @@ async function load(id: string): Promise<{ audio: Audio; ref: Ref[] }> {
   return { audio: await readWav(`${evalDir}/${id}.wav`), ref };
 }
 
-const activeAt = (ref: Ref[], t: number): string[] => ref.filter((r) => r.start <= t && t < r.end).map((r) => r.speaker);
+const activeAt = (ref: Ref[], t: number): string[] =>
+  ref.filter((r) => r.start <= t && t < r.end).map((r) => r.speaker);
 
 /** Pseudo-words of 0.3 s every 0.5 s where exactly one reference speaker talks. */
 function wordsOf(ref: Ref[], duration: number) {
   const words: { start: number; end: number; text: string; ref: string }[] = [];
   for (let t = 0; t + 0.3 <= duration; t += 0.5) {
     const [a, b] = [activeAt(ref, t), activeAt(ref, t + 0.3)];
-    if (a.length === 1 && b.length === 1 && a[0] === b[0]) words.push({ start: t, end: t + 0.3, text: 'w', ref: a[0]! });
+    if (a.length === 1 && b.length === 1 && a[0] === b[0])
+      words.push({ start: t, end: t + 0.3, text: 'w', ref: a[0]! });
   }
   return words;
 }
@@ -50,7 +52,9 @@ describe('neural diarization on real meeting speech', () => {
     expect(result.speakerCount).toBe(2);
     const words = labelWords(wordsOf(ref, 30), result.segments);
     // Best one-to-one mapping of the two names: the dominant speaker's name is the one most of its words get.
-    const agree = words.filter((w) => w.speaker === (w.ref === 'MÉO069' ? dominant(words, 'MÉO069') : other(words, 'MÉO069'))).length;
+    const agree = words.filter(
+      (w) => w.speaker === (w.ref === 'MÉO069' ? dominant(words, 'MÉO069') : other(words, 'MÉO069')),
+    ).length;
     expect(agree / words.length).toBeGreaterThan(0.9);
     const utterances = buildUtterances(words, result.segments);
     expect(utterances.filter((u) => u.start > 3).every((u) => !u.overlap)).toBe(true);
@@ -96,7 +100,10 @@ describe('neural diarization on real meeting speech', () => {
 
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
-    expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({ segments: [], speakerCount: 0 });
+    expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({
+      segments: [],
+      speakerCount: 0,
+    });
   });
 });
 

@@ -175,7 +175,9 @@ describe('non-speech marks', () => {
       { start: 0.1, end: 0.5, text: 'Hello' },
       { start: 0.6, end: 1, text: 'there.' },
     ]);
-    expect(result.segments).toEqual([{ start: 0, end: 3, text: 'Hello there.', tokens: [], avgLogprob: null }]);
+    expect(result.segments).toEqual([
+      { start: 0, end: 3, text: 'Hello there.', tokens: [], avgLogprob: null },
+    ]);
     expect(result.text).toBe('Hello there.');
   });
 

@@ -130,7 +130,13 @@ describe('WhisperEngine', () => {
       '0.2',
     ]);
     // Whole windows for a translation: no fitted audio context.
-    expect(calls[0]!.args.slice(13, calls[0]!.args.indexOf('-ojf'))).toEqual(['-bs', '1', '-bo', '5', '-sns']);
+    expect(calls[0]!.args.slice(13, calls[0]!.args.indexOf('-ojf'))).toEqual([
+      '-bs',
+      '1',
+      '-bo',
+      '5',
+      '-sns',
+    ]);
   });
 
   it('adds no engine options for a plain transcription', async () => {

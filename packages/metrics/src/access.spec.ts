@@ -1,12 +1,18 @@
 import { metricsRefusal } from './access';
 
-const req = (remoteAddress: string, headers: Record<string, string> = {}) => ({ headers, socket: { remoteAddress } });
+const req = (remoteAddress: string, headers: Record<string, string> = {}) => ({
+  headers,
+  socket: { remoteAddress },
+});
 const TOKEN = 'scrape-token-0123456789';
 
 describe('metricsRefusal', () => {
-  it.each(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])('no token: a direct loopback client (%s) may read', (ip) => {
-    expect(metricsRefusal(req(ip), undefined)).toBeNull();
-  });
+  it.each(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])(
+    'no token: a direct loopback client (%s) may read',
+    (ip) => {
+      expect(metricsRefusal(req(ip), undefined)).toBeNull();
+    },
+  );
 
   it.each([
     ['another host', req('192.0.2.7')],

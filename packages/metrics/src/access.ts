@@ -20,8 +20,11 @@ const FORWARDED = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
  */
 export function metricsRefusal(req: MetricsRequest, token: string | undefined): string | null {
   if (token !== undefined) {
-    return bearerMatches(req.headers.authorization, token) ? null : 'The metrics token is missing or invalid.';
+    return bearerMatches(req.headers.authorization, token)
+      ? null
+      : 'The metrics token is missing or invalid.';
   }
-  const local = LOOPBACK.test(req.socket.remoteAddress ?? '') && FORWARDED.every((h) => req.headers[h] === undefined);
+  const local =
+    LOOPBACK.test(req.socket.remoteAddress ?? '') && FORWARDED.every((h) => req.headers[h] === undefined);
   return local ? null : 'Metrics are served to loopback clients only unless HARK_METRICS_TOKEN is set.';
 }

@@ -69,7 +69,9 @@ describe('metrics server', () => {
   it('without a token: a request relayed by a proxy (not a direct loopback client) gets 401', async () => {
     const res = await get(open, '/metrics', { 'X-Forwarded-For': '192.0.2.7' });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/HARK_METRICS_TOKEN/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      /HARK_METRICS_TOKEN/,
+    );
     expect((await get(open, '/healthz', { 'X-Forwarded-For': '192.0.2.7' })).status).toBe(200);
   });
 

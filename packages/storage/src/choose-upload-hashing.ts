@@ -31,7 +31,8 @@ export class ChosenUploadHashing implements UploadHashing {
       if (this.kind !== 'thread') {
         const native = await NativeSha256Hashing.load();
         if (native) return { hashing: native, name: 'native (OpenSSL SHA-256)' };
-        if (this.kind === 'native') throw new Error('HARK_UPLOAD_HASHER=native, but native SHA-256 cannot be loaded here');
+        if (this.kind === 'native')
+          throw new Error('HARK_UPLOAD_HASHER=native, but native SHA-256 cannot be loaded here');
       }
       return { hashing: new HashingThread(), name: 'thread (wasm SHA-256 on a worker thread)' };
     })();

@@ -16,5 +16,7 @@ export function createBlobStore(config: { storage: StorageChoice; storageDir: st
 /** For the startup log: the driver and where, never a credential. */
 export function describeStorage(config: { storage: StorageChoice; storageDir: string }): string {
   const s = config.storage;
-  return s.driver === 'local' ? `local (${config.storageDir})` : `s3 (bucket ${s.bucket}, prefix "${s.prefix}")`;
+  return s.driver === 'local'
+    ? `local (${config.storageDir})`
+    : `s3 (bucket ${s.bucket}, prefix "${s.prefix}")`;
 }

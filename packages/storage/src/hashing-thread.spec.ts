@@ -11,7 +11,13 @@ describe('HashingThread', () => {
   afterAll(() => thread.close());
 
   it('states saved between chunks (each chunk a new session) give the one-shot digest', async () => {
-    const parts = [randomBytes(1), randomBytes(1000), randomBytes(65537), randomBytes(3), randomBytes(9 * 1024 * 1024)];
+    const parts = [
+      randomBytes(1),
+      randomBytes(1000),
+      randomBytes(65537),
+      randomBytes(3),
+      randomBytes(9 * 1024 * 1024),
+    ];
     let saved: Uint8Array | null = null;
     for (const p of parts) {
       const h = await thread.start(saved);
@@ -40,7 +46,8 @@ describe('HashingThread', () => {
     const states = await Promise.all(
       inputs.map(async (input) => {
         const h = await thread.start();
-        for (let off = 0; off < input.length; off += 10_000) await h.update(input.subarray(off, off + 10_000));
+        for (let off = 0; off < input.length; off += 10_000)
+          await h.update(input.subarray(off, off + 10_000));
         const s = await h.save();
         h.end();
         return s;

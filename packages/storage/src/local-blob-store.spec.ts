@@ -23,14 +23,22 @@ describe('LocalBlobStore', () => {
   it('appends at the recorded offset and cuts bytes a crash left past it', async () => {
     expect(await store.appendAt('a', 0, chunks(Buffer.from('hello ')), { maxBytes: 100, tooLarge })).toBe(6);
     await writeFile(path.join(dir, 'a'), 'hello GARBAGE'); // unrecorded tail from a crash
-    expect(await store.appendAt('a', 6, chunks(Buffer.from('wor'), Buffer.from('ld')), { maxBytes: 100, tooLarge })).toBe(5);
+    expect(
+      await store.appendAt('a', 6, chunks(Buffer.from('wor'), Buffer.from('ld')), {
+        maxBytes: 100,
+        tooLarge,
+      }),
+    ).toBe(5);
     expect(await readFile(path.join(dir, 'a'), 'utf8')).toBe('hello world');
   });
 
   it('a failing body leaves the blob at its old length', async () => {
     await store.appendAt('b', 0, chunks(Buffer.from('keep')), { maxBytes: 100, tooLarge });
     await expect(
-      store.appendAt('b', 4, chunks(Buffer.alloc(2 << 20, 1), new Error('client went away')), { maxBytes: 8 << 20, tooLarge }),
+      store.appendAt('b', 4, chunks(Buffer.alloc(2 << 20, 1), new Error('client went away')), {
+        maxBytes: 8 << 20,
+        tooLarge,
+      }),
     ).rejects.toThrow('client went away');
     expect(await readFile(path.join(dir, 'b'), 'utf8')).toBe('keep');
   });
@@ -43,6 +51,8 @@ describe('LocalBlobStore', () => {
   });
 
   it('rejects keys that could escape the directory', async () => {
-    await expect(store.fetchTo('../etc/passwd', 1, path.join(dir, 'out'))).rejects.toThrow('invalid blob key');
+    await expect(store.fetchTo('../etc/passwd', 1, path.join(dir, 'out'))).rejects.toThrow(
+      'invalid blob key',
+    );
   });
 });

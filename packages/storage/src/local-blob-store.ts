@@ -1,5 +1,15 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BlobMissingError } from './blob-errors';
@@ -151,7 +161,12 @@ export class LocalBlobStore implements BlobStore {
    * link costs no disk and no time); a copy of the first `length` bytes when a crashed append
    * left more, so readers never see unrecorded bytes.
    */
-  async fetchTo(key: string, length: number, dest: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+  async fetchTo(
+    key: string,
+    length: number,
+    dest: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     const file = this.file(key);
     const size = await stat(file).then(
       (s) => s.size,

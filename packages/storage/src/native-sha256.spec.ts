@@ -18,7 +18,15 @@ describe('NativeSha256Hashing', () => {
   });
 
   it('a digest carried through saved states, one session per chunk, equals the one-shot digest', async () => {
-    const parts = [randomBytes(1), randomBytes(63), randomBytes(64), randomBytes(65), randomBytes(1000), randomBytes(65537), randomBytes(3)];
+    const parts = [
+      randomBytes(1),
+      randomBytes(63),
+      randomBytes(64),
+      randomBytes(65),
+      randomBytes(1000),
+      randomBytes(65537),
+      randomBytes(3),
+    ];
     let saved: Uint8Array | null = null;
     for (const p of parts) {
       const h = await native.start(saved);

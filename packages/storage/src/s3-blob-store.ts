@@ -41,7 +41,12 @@ export class S3BlobStore implements BlobStore {
     this.layout = new S3Layout(prefix, partBytes);
   }
 
-  async appendAt(key: string, offset: number, body: AsyncIterable<Buffer>, opts: AppendOptions): Promise<number> {
+  async appendAt(
+    key: string,
+    offset: number,
+    body: AsyncIterable<Buffer>,
+    opts: AppendOptions,
+  ): Promise<number> {
     const name = this.layout.object(key);
     const { fullParts, rest } = this.layout.split(offset);
     const [found, head] = await Promise.all([
@@ -70,7 +75,14 @@ export class S3BlobStore implements BlobStore {
       if (received > 0 && remainder.length > 0) {
         const tail = this.layout.tail(key, offset + received);
         await s3Call('put remainder', () =>
-          this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: tail, Body: remainder, ContentLength: remainder.length })),
+          this.client.send(
+            new PutObjectCommand({
+              Bucket: this.bucket,
+              Key: tail,
+              Body: remainder,
+              ContentLength: remainder.length,
+            }),
+          ),
         );
       }
       // Parts past `offset` stay unreachable until a later append overwrites them or the seal
@@ -86,7 +98,12 @@ export class S3BlobStore implements BlobStore {
     await this.dropTails(key, length);
   }
 
-  async fetchTo(key: string, length: number, dest: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+  async fetchTo(
+    key: string,
+    length: number,
+    dest: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     const name = this.layout.object(key);
     let size = await this.size(name);
     if (size === null) size = await this.seal(key, length);
@@ -94,17 +111,24 @@ export class S3BlobStore implements BlobStore {
     if (length === 0) return writeFile(dest, '', { flag: 'wx' });
     const signal = opts.signal;
     const got = await s3Call('get object', () =>
-      this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: name, Range: `bytes=0-${length - 1}` }), {
-        ...(signal ? { abortSignal: signal } : {}),
-      }),
+      this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: name, Range: `bytes=0-${length - 1}` }),
+        {
+          ...(signal ? { abortSignal: signal } : {}),
+        },
+      ),
     );
-    await pipeline(got.Body as Readable, createWriteStream(dest, { flags: 'wx' }), { ...(signal ? { signal } : {}) });
+    await pipeline(got.Body as Readable, createWriteStream(dest, { flags: 'wx' }), {
+      ...(signal ? { signal } : {}),
+    });
   }
 
   async remove(key: string): Promise<void> {
     const name = this.layout.object(key);
     await Promise.all([
-      s3Call('delete object', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: name }))),
+      s3Call('delete object', () =>
+        this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: name })),
+      ),
       this.dropTails(key, null),
       this.listUploads(name).then((ids) => Promise.all(ids.map((id) => this.abortUpload(name, id)))),
     ]);
@@ -112,7 +136,11 @@ export class S3BlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     const name = this.layout.object(key);
-    const [size, tails, uploads] = await Promise.all([this.size(name), this.listTails(key), this.listUploads(name)]);
+    const [size, tails, uploads] = await Promise.all([
+      this.size(name),
+      this.listTails(key),
+      this.listUploads(name),
+    ]);
     return size !== null || tails.length > 0 || uploads.length > 0;
   }
 
@@ -120,7 +148,13 @@ export class S3BlobStore implements BlobStore {
     let token: string | undefined;
     do {
       const page = await s3Call('list objects', () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.layout.prefix, ContinuationToken: token })),
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: this.layout.prefix,
+            ContinuationToken: token,
+          }),
+        ),
       );
       for (const o of page.Contents ?? []) {
         const key = o.Key ? this.layout.keyOf(o.Key) : null;
@@ -133,7 +167,12 @@ export class S3BlobStore implements BlobStore {
     do {
       const page = await s3Call('list uploads', () =>
         this.client.send(
-          new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.layout.prefix, KeyMarker: keyMarker, UploadIdMarker: idMarker }),
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.layout.prefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: idMarker,
+          }),
         ),
       );
       for (const u of page.Uploads ?? []) {
@@ -175,7 +214,9 @@ export class S3BlobStore implements BlobStore {
     if (!uploadId) {
       if (length === 0) throw new BlobMissingError(key, 'missing');
       await s3Call('put object', () =>
-        this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: tail, ContentLength: tail.length })),
+        this.client.send(
+          new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: tail, ContentLength: tail.length }),
+        ),
       );
     } else {
       const stored = await this.listParts(name, uploadId);
@@ -185,10 +226,19 @@ export class S3BlobStore implements BlobStore {
         if (!p || p.Size !== this.layout.partBytes) throw new BlobMissingError(key, 'short');
         parts.push({ PartNumber: n, ETag: p.ETag });
       }
-      if (tail.length > 0) parts.push({ PartNumber: fullParts + 1, ETag: await this.putPart(name, uploadId, fullParts + 1, tail) });
+      if (tail.length > 0)
+        parts.push({
+          PartNumber: fullParts + 1,
+          ETag: await this.putPart(name, uploadId, fullParts + 1, tail),
+        });
       await s3Call('complete upload', () =>
         this.client.send(
-          new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: name,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+          }),
         ),
       );
     }
@@ -199,7 +249,9 @@ export class S3BlobStore implements BlobStore {
   /** The object's size, or null when there is none. */
   private async size(name: string): Promise<number | null> {
     try {
-      const h = await s3Call('head object', () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: name })));
+      const h = await s3Call('head object', () =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: name })),
+      );
       return h.ContentLength ?? 0;
     } catch (e) {
       if (isNotFound(e)) return null;
@@ -235,7 +287,11 @@ export class S3BlobStore implements BlobStore {
   private async dropTails(key: string, keep: number | null): Promise<void> {
     const stale = (await this.listTails(key)).filter((t) => t.end !== keep);
     await Promise.all(
-      stale.map((t) => s3Call('delete remainder', () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: t.name })))),
+      stale.map((t) =>
+        s3Call('delete remainder', () =>
+          this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: t.name })),
+        ),
+      ),
     );
   }
 
@@ -262,10 +318,22 @@ export class S3BlobStore implements BlobStore {
     return created.UploadId;
   }
 
-  private async putPart(name: string, uploadId: string, partNumber: number, body: Buffer): Promise<string | undefined> {
+  private async putPart(
+    name: string,
+    uploadId: string,
+    partNumber: number,
+    body: Buffer,
+  ): Promise<string | undefined> {
     const put = await s3Call('upload part', () =>
       this.client.send(
-        new UploadPartCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: body.length }),
+        new UploadPartCommand({
+          Bucket: this.bucket,
+          Key: name,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: body,
+          ContentLength: body.length,
+        }),
       ),
     );
     return put.ETag;
@@ -276,7 +344,14 @@ export class S3BlobStore implements BlobStore {
     let marker: string | undefined;
     do {
       const page = await s3Call('list parts', () =>
-        this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId, PartNumberMarker: marker })),
+        this.client.send(
+          new ListPartsCommand({
+            Bucket: this.bucket,
+            Key: name,
+            UploadId: uploadId,
+            PartNumberMarker: marker,
+          }),
+        ),
       );
       for (const p of page.Parts ?? []) if (p.PartNumber) parts.set(p.PartNumber, p);
       marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
@@ -286,7 +361,11 @@ export class S3BlobStore implements BlobStore {
 
   private async abortUpload(name: string, uploadId: string): Promise<void> {
     try {
-      await s3Call('abort upload', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId })));
+      await s3Call('abort upload', () =>
+        this.client.send(
+          new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId }),
+        ),
+      );
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }

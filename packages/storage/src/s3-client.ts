@@ -28,7 +28,13 @@ export function createS3Client(s: S3Settings): S3Client {
   });
 }
 
-const TRANSIENT_NAMES = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout', 'TimeoutError']);
+const TRANSIENT_NAMES = new Set([
+  'SlowDown',
+  'ServiceUnavailable',
+  'InternalError',
+  'RequestTimeout',
+  'TimeoutError',
+]);
 
 /**
  * Whether an SDK failure is worth retrying later: the server's fault (5xx, throttling) or no
@@ -51,7 +57,10 @@ export function isTransientS3Error(e: unknown): boolean {
 
 /** A 404 (NoSuchKey, NotFound, NoSuchUpload). */
 export function isNotFound(e: unknown): boolean {
-  return e instanceof S3ServiceException && (e.$metadata?.httpStatusCode === 404 || /^(NoSuchKey|NotFound|NoSuchUpload)$/.test(e.name));
+  return (
+    e instanceof S3ServiceException &&
+    (e.$metadata?.httpStatusCode === 404 || /^(NoSuchKey|NotFound|NoSuchUpload)$/.test(e.name))
+  );
 }
 
 /** Runs one S3 call; a transient failure becomes `BlobStoreUnavailableError` (no address, no key). */

@@ -2,7 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import {
   BlobMissingError,
   BlobSealedError,
@@ -37,7 +42,8 @@ afterAll(() => rm(scratch, { recursive: true, force: true }));
 let s3: S3Client;
 async function s3Store(): Promise<{ store: S3BlobStore; bucket: string }> {
   const endpoint = process.env.HARK_TEST_S3_ENDPOINT;
-  if (!endpoint) throw new Error('HARK_TEST_S3_ENDPOINT is not set: run the tests through `bash scripts/test.sh`');
+  if (!endpoint)
+    throw new Error('HARK_TEST_S3_ENDPOINT is not set: run the tests through `bash scripts/test.sh`');
   s3 ??= createS3Client({ bucket: '', prefix: '', region: 'us-east-1', endpoint, forcePathStyle: true });
   const bucket = `hark-contract-${randomBytes(6).toString('hex')}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
@@ -69,7 +75,12 @@ describe.each([
     let offset = 0;
     for (const body of [a, b, c, d]) {
       const half = body.length >> 1;
-      offset += await store.appendAt('k1', offset, chunks(body.subarray(0, half), body.subarray(half)), opts());
+      offset += await store.appendAt(
+        'k1',
+        offset,
+        chunks(body.subarray(0, half), body.subarray(half)),
+        opts(),
+      );
     }
     const all = Buffer.concat([a, b, c, d]);
     expect(offset).toBe(all.length);
@@ -109,15 +120,23 @@ describe.each([
 
   it('refuses a body over maxBytes and stores none of it', async () => {
     await store.appendAt('k5', 0, chunks(Buffer.from('keep')), opts());
-    await expect(store.appendAt('k5', 4, chunks(Buffer.alloc(60), Buffer.alloc(60)), opts(100))).rejects.toThrow('too large');
-    await expect(store.fetchTo('k5', 5, path.join(scratch, `fetched-${fetched++}`))).rejects.toBeInstanceOf(BlobMissingError);
+    await expect(
+      store.appendAt('k5', 4, chunks(Buffer.alloc(60), Buffer.alloc(60)), opts(100)),
+    ).rejects.toThrow('too large');
+    await expect(store.fetchTo('k5', 5, path.join(scratch, `fetched-${fetched++}`))).rejects.toBeInstanceOf(
+      BlobMissingError,
+    );
     expect((await contents(store, 'k5', 4)).toString()).toBe('keep');
   });
 
   it('fetchTo reports a missing blob and one shorter than recorded', async () => {
-    await expect(store.fetchTo('nothing', 10, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({ reason: 'missing' });
+    await expect(
+      store.fetchTo('nothing', 10, path.join(scratch, `fetched-${fetched++}`)),
+    ).rejects.toMatchObject({ reason: 'missing' });
     await store.appendAt('k6', 0, chunks(Buffer.from('short')), opts());
-    await expect(store.fetchTo('k6', 6, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({ reason: 'short' });
+    await expect(store.fetchTo('k6', 6, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({
+      reason: 'short',
+    });
   });
 
   it('remove leaves nothing behind, whatever state the blob was in', async () => {
@@ -144,7 +163,9 @@ describe.each([
   });
 
   it('rejects keys that could escape their place', async () => {
-    await expect(store.fetchTo('../etc/passwd', 1, path.join(scratch, 'x'))).rejects.toThrow('invalid blob key');
+    await expect(store.fetchTo('../etc/passwd', 1, path.join(scratch, 'x'))).rejects.toThrow(
+      'invalid blob key',
+    );
   });
 });
 
@@ -158,7 +179,9 @@ describe('S3 driver specifics', () => {
       offset += await store.appendAt('s1', offset, chunks(randomBytes(size)), opts());
     }
     const names = async () =>
-      ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/s1' }))).Contents ?? []).map((o) => o.Key).sort();
+      ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/s1' }))).Contents ?? [])
+        .map((o) => o.Key)
+        .sort();
     // 6 MiB + 1000: part 1 holds 5 MiB, the remainder the rest. The remainder of the length
     // before the last append stays until the next append shows that Postgres recorded it;
     // every older one is gone.
@@ -174,11 +197,19 @@ describe('S3 driver specifics', () => {
     const { store } = await s3Store();
     await store.appendAt('s2', 0, chunks(Buffer.from('abc')), opts());
     await contents(store, 's2', 3);
-    await expect(store.appendAt('s2', 3, chunks(Buffer.from('d')), opts())).rejects.toBeInstanceOf(BlobSealedError);
+    await expect(store.appendAt('s2', 3, chunks(Buffer.from('d')), opts())).rejects.toBeInstanceOf(
+      BlobSealedError,
+    );
   });
 
   it('an unreachable store is reported as unavailable, without credentials in the error', async () => {
-    const client = createS3Client({ bucket: 'b', prefix: '', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', forcePathStyle: true });
+    const client = createS3Client({
+      bucket: 'b',
+      prefix: '',
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      forcePathStyle: true,
+    });
     const store = new S3BlobStore(client, 'b');
     const err = await store.appendAt('s3', 0, chunks(Buffer.from('x')), opts()).catch((e: unknown) => e);
     client.destroy();

@@ -6,5 +6,7 @@ process.env.ALLOW_PRIVATE_URLS ??= 'true';
 // Every response of an API app built in a test is checked against the OpenAPI document.
 process.env.HARK_VALIDATE_RESPONSES ??= '1';
 if (!process.env.DATABASE_URL || !process.env.REDIS_URL) {
-  throw new Error('integration tests need DATABASE_URL and REDIS_URL: run them through `bash scripts/test.sh`');
+  throw new Error(
+    'integration tests need DATABASE_URL and REDIS_URL: run them through `bash scripts/test.sh`',
+  );
 }

@@ -19,7 +19,9 @@ export type AppName = 'api' | 'worker' | 'webhook-dispatcher';
 
 /** The Node flags an app runs with in production (its package.json "nodeFlags"). */
 export function appNodeFlags(name: AppName): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'apps', name, 'package.json'), 'utf8')) as { nodeFlags?: string[] };
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'apps', name, 'package.json'), 'utf8')) as {
+    nodeFlags?: string[];
+  };
   return manifest.nodeFlags ?? [];
 }
 
@@ -28,10 +30,14 @@ export function appNodeFlags(name: AppName): string[] {
  * with in production, and its JSON logs captured.
  */
 export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
-  const child = spawn(process.execPath, [...appNodeFlags(name), path.join(REPO_ROOT, 'apps', name, 'dist/main.js')], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...appNodeFlags(name), path.join(REPO_ROOT, 'apps', name, 'dist/main.js')],
+    {
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logs: Record<string, unknown>[] = [];
   const waiters: { msg: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buf = '';
@@ -56,7 +62,9 @@ export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)),
+  );
   return {
     child,
     logs,
@@ -67,11 +75,20 @@ export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
         const t = setTimeout(
-          () => reject(new Error(`${name} did not log "${msg}" within ${timeoutMs} ms; logs: ${JSON.stringify(logs.slice(-5))}`)),
+          () =>
+            reject(
+              new Error(
+                `${name} did not log "${msg}" within ${timeoutMs} ms; logs: ${JSON.stringify(logs.slice(-5))}`,
+              ),
+            ),
           timeoutMs,
         );
         waiters.push({ msg, resolve: (l) => (clearTimeout(t), resolve(l)) });
-        void exited.then((code) => reject(new Error(`${name} exited (${code}) before logging "${msg}": ${JSON.stringify(logs.slice(-5))}`)));
+        void exited.then((code) =>
+          reject(
+            new Error(`${name} exited (${code}) before logging "${msg}": ${JSON.stringify(logs.slice(-5))}`),
+          ),
+        );
       });
     },
   };

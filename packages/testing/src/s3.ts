@@ -10,7 +10,9 @@ import { type S3Settings, createS3Client } from '@hark/storage';
 export async function s3TestBucket(): Promise<{ settings: S3Settings; env: Record<string, string> }> {
   const endpoint = process.env.HARK_TEST_S3_ENDPOINT;
   if (!endpoint || !process.env.AWS_ACCESS_KEY_ID || !process.env.AWS_SECRET_ACCESS_KEY) {
-    throw new Error('S3 tests need HARK_TEST_S3_ENDPOINT and AWS credentials: run them through `bash scripts/test.sh`');
+    throw new Error(
+      'S3 tests need HARK_TEST_S3_ENDPOINT and AWS credentials: run them through `bash scripts/test.sh`',
+    );
   }
   const settings: S3Settings = {
     bucket: `hark-test-${randomBytes(6).toString('hex')}`,

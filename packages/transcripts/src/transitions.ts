@@ -87,7 +87,10 @@ async function endWithoutCharge(db: Db, id: string, data: Prisma.TranscriptUpdat
     const t = await lockProcessing(tx, id);
     if (!t) return false;
     await releaseHold(tx, t.account_id, id, dec(t.reserved));
-    await tx.transcript.update({ where: { id }, data: { ...data, cost: 0, reserved: 0, finishedAt: new Date() } });
+    await tx.transcript.update({
+      where: { id },
+      data: { ...data, cost: 0, reserved: 0, finishedAt: new Date() },
+    });
     return true;
   });
 }
@@ -108,7 +111,12 @@ export type HoldResult = 'ok' | 'insufficient_balance' | 'not_processing';
  * Once the worker knows the real duration, the provisional hold becomes the real cost.
  * `insufficient_balance` when `available` plus the current hold cannot cover it (nothing moved).
  */
-export async function holdForDuration(db: Db, id: string, billableSeconds: number, audioSeconds: number): Promise<HoldResult> {
+export async function holdForDuration(
+  db: Db,
+  id: string,
+  billableSeconds: number,
+  audioSeconds: number,
+): Promise<HoldResult> {
   return db.$transaction(async (tx) => {
     const t = await lockProcessing(tx, id);
     if (!t) return 'not_processing';

@@ -132,7 +132,8 @@ describe('redactPreview', () => {
   });
 
   it('keeps names that merely contain `pass` or `auth`', () => {
-    const kept = 'author=Jane&authority=x&passenger=Bob&compass=north&bypass=1&authenticated=true&{"passage":"a"}';
+    const kept =
+      'author=Jane&authority=x&passenger=Bob&compass=north&bypass=1&authenticated=true&{"passage":"a"}';
     expect(redactPreview(kept)).toBe(kept);
   });
 
@@ -158,9 +159,17 @@ describe('redactPreview', () => {
       ['form, scheme and token', 'Authorization=Bearer abc.def&b=1', `Authorization=${R}&b=1`],
       ['form, lower case and spaces', 'authorization = bearer  abc.def&b=1', `authorization = ${R}&b=1`],
       ['form, end of body', 'x=1&Authorization=Bearer abc', `x=1&Authorization=${R}`],
-      ['form, other schemes', 'auth=Token abc&proxy_authorization=Basic dXNlcjpwYXNz', `auth=${R}&proxy_authorization=${R}`],
+      [
+        'form, other schemes',
+        'auth=Token abc&proxy_authorization=Basic dXNlcjpwYXNz',
+        `auth=${R}&proxy_authorization=${R}`,
+      ],
       ['header text, no space', 'AUTHORIZATION:Bearer abc.def', `AUTHORIZATION:${R}`],
-      ['header text, upper-case scheme, spaces', 'Authorization:   BEARER   abc.def', `Authorization:   ${R}`],
+      [
+        'header text, upper-case scheme, spaces',
+        'Authorization:   BEARER   abc.def',
+        `Authorization:   ${R}`,
+      ],
       ['YAML-ish, equals with spaces', 'x-authorization = Bearer abc.def\nok', `x-authorization = ${R}\nok`],
       ['JSON, lower-case scheme', '{"Authorization": "bearer abc.def"}', `{"Authorization": "${R}"}`],
       ['cookie header', 'Cookie: session=abc; theme=dark', `Cookie: ${R}`],

@@ -46,7 +46,8 @@ function toHarkError(err: unknown): HarkError {
   if (isHarkError(err)) return err;
   // The object store failed transiently (after the SDK's own retries): nothing was recorded,
   // and the same request can succeed later.
-  if (isBlobStoreUnavailable(err)) return new HarkError('unavailable', 'Upload storage is temporarily unavailable; retry later.');
+  if (isBlobStoreUnavailable(err))
+    return new HarkError('unavailable', 'Upload storage is temporarily unavailable; retry later.');
   const bp = err as BodyParserError;
   switch (bp?.type) {
     case 'entity.parse.failed':

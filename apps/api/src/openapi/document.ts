@@ -106,7 +106,11 @@ function operation(op: Operation): Json {
     const s = Number(status);
     const own = s === 401 || s === 429 ? RATE : (op.errorHeaders ?? RATE);
     const shared = SHARED_ERRORS[s];
-    if (shared && (own === RATE || s === 500 || BEFORE_ROUTING.has(s)) && codes.join() === shared.codes.join()) {
+    if (
+      shared &&
+      (own === RATE || s === 500 || BEFORE_ROUTING.has(s)) &&
+      codes.join() === shared.codes.join()
+    ) {
       responses[status] = { $ref: `#/components/responses/${shared.name}` };
       continue;
     }

@@ -124,11 +124,13 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> & Record<string,
   upload_quota_exceeded:
     "the account's uploads not yet used by a transcript would pass its storage quota (`upload.quotaBytes` in the limits)",
   payload_too_large: 'request body over the size accepted by this route',
-  headers_too_large: 'request header fields over the size the server reads (16 KiB in all); answered before routing',
+  headers_too_large:
+    'request header fields over the size the server reads (16 KiB in all); answered before routing',
   rate_limited: 'rate limit hit; see `Retry-After`',
   concurrency_limit: 'account without a top-up already running 2 transcriptions',
   internal: 'service fault; retry with backoff',
-  unavailable: 'the upload store is temporarily unavailable (S3 driver); nothing was recorded; retry with backoff',
+  unavailable:
+    'the upload store is temporarily unavailable (S3 driver); nothing was recorded; retry with backoff',
 };
 
 /**

@@ -33,7 +33,11 @@ export function accountRoutes(deps: ApiDeps, limit: (route: string) => RequestHa
         },
         glossary: { maxEntries: LIMITS.glossaryMaxEntries, maxTermChars: LIMITS.glossaryMaxTermChars },
         concurrency: { maxRunning: account?.toppedUp ? null : LIMITS.freeConcurrentTranscripts },
-        rateLimits: config.rateLimits.map((x) => ({ endpoint: x.endpoint, max: x.max, windowSeconds: x.windowSeconds })),
+        rateLimits: config.rateLimits.map((x) => ({
+          endpoint: x.endpoint,
+          max: x.max,
+          windowSeconds: x.windowSeconds,
+        })),
         idempotencyKeyMaxChars: LIMITS.idempotencyKeyMaxChars,
       },
     });

@@ -4,7 +4,11 @@ import type { IRouter } from 'express';
 import type { ApiDeps } from '../context';
 
 /** `draining`: the process is shutting down; it still answers but must not get new traffic. */
-export function healthRoutes(r: IRouter, deps: ApiDeps, lifecycle: { readonly draining: boolean } = { draining: false }): void {
+export function healthRoutes(
+  r: IRouter,
+  deps: ApiDeps,
+  lifecycle: { readonly draining: boolean } = { draining: false },
+): void {
   r.get('/healthz', (_req, res) => {
     res.json({ data: { status: 'ok' } });
   });
@@ -15,7 +19,10 @@ export function healthRoutes(r: IRouter, deps: ApiDeps, lifecycle: { readonly dr
     }
     const check = async (fn: () => Promise<unknown>): Promise<boolean> => {
       try {
-        await Promise.race([fn(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000))]);
+        await Promise.race([
+          fn(),
+          new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000)),
+        ]);
         return true;
       } catch (err) {
         req.log.warn({ err }, 'readiness check failed');
@@ -29,6 +36,8 @@ export function healthRoutes(r: IRouter, deps: ApiDeps, lifecycle: { readonly dr
         return deps.redis.ping();
       }),
     ]);
-    res.status(postgres && redis ? 200 : 503).json({ data: { status: postgres && redis ? 'ready' : 'unavailable', postgres, redis } });
+    res
+      .status(postgres && redis ? 200 : 503)
+      .json({ data: { status: postgres && redis ? 'ready' : 'unavailable', postgres, redis } });
   });
 }

@@ -10,12 +10,19 @@ import type { TranscriptService } from '../services/transcript.service';
 
 /** JSON, urlencoded and multipart bodies all become the same parsed fields. */
 function createBodyParsers(maxBytes: number): RequestHandler[] {
-  const json = express.json({ limit: maxBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  const json = express.json({
+    limit: maxBytes,
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+  });
   const form = express.urlencoded({ limit: maxBytes, extended: true, parameterLimit: 1000 });
   const multipart = multer({ limits: { fieldSize: maxBytes, fields: 200, files: 0, parts: 200 } }).none();
   const checkType: RequestHandler = (req, _res, next) => {
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
-    if ((hasBody || req.headers['transfer-encoding']) && !req.is(['json', '+json', 'urlencoded', 'multipart'])) {
+    if (
+      (hasBody || req.headers['transfer-encoding']) &&
+      !req.is(['json', '+json', 'urlencoded', 'multipart'])
+    ) {
       return next(HarkError.validation({ body: 'body_invalid' }));
     }
     next();
@@ -24,7 +31,11 @@ function createBodyParsers(maxBytes: number): RequestHandler[] {
     multipart(req, res, (err?: unknown) => {
       if (!err) return next();
       const code = (err as { code?: string }).code;
-      next(code === 'LIMIT_FIELD_VALUE' ? new HarkError('payload_too_large') : HarkError.validation({ body: 'body_invalid' }));
+      next(
+        code === 'LIMIT_FIELD_VALUE'
+          ? new HarkError('payload_too_large')
+          : HarkError.validation({ body: 'body_invalid' }),
+      );
     });
   };
   const normalise: RequestHandler = (req, _res, next) => {
@@ -45,10 +56,20 @@ export function transcriptRoutes(
 ): Router {
   const r = Router();
 
-  r.post('/transcripts', limit('POST /v1/transcripts'), ...createBodyParsers(maxBodyBytes), async (req, res) => {
-    const result = await transcripts.create(req.auth!.accountId, req.auth!.apiKeyId, req.body, req.headers['idempotency-key']);
-    res.status(result.status).json({ data: result.transcript });
-  });
+  r.post(
+    '/transcripts',
+    limit('POST /v1/transcripts'),
+    ...createBodyParsers(maxBodyBytes),
+    async (req, res) => {
+      const result = await transcripts.create(
+        req.auth!.accountId,
+        req.auth!.apiKeyId,
+        req.body,
+        req.headers['idempotency-key'],
+      );
+      res.status(result.status).json({ data: result.transcript });
+    },
+  );
 
   r.get('/transcripts', limit('GET /v1/transcripts'), async (req, res) => {
     res.json({ data: await lists.list(req.auth!.accountId, req.query) });
@@ -62,7 +83,8 @@ export function transcriptRoutes(
     res.on('close', () => closed.abort());
     const id = String(req.params.id);
     const t = await transcripts.getWaiting(req.auth!.accountId, id, wait, closed.signal);
-    if (t.status === 'processing') res.setHeader('Retry-After', String(await transcripts.retryAfterSeconds(req.auth!.accountId, id)));
+    if (t.status === 'processing')
+      res.setHeader('Retry-After', String(await transcripts.retryAfterSeconds(req.auth!.accountId, id)));
     res.json({ data: t });
   });
 

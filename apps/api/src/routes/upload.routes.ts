@@ -15,7 +15,8 @@ function declaredLength(req: Request): number | null {
  * connection instead of draining it.
  */
 function closeAfter(res: Response, e: unknown): never {
-  if (e instanceof HarkError && (e.status === 413 || e.code === 'insufficient_balance')) res.setHeader('Connection', 'close');
+  if (e instanceof HarkError && (e.status === 413 || e.code === 'insufficient_balance'))
+    res.setHeader('Connection', 'close');
   throw e;
 }
 
@@ -33,7 +34,12 @@ export function uploadRoutes(uploads: UploadService, limit: (route: string) => R
       throw HarkError.validation({ expectedBytes: 'expected_bytes_invalid' });
     }
     const upload = await uploads
-      .createWithBody(req.auth!.accountId, { expectedBytes, sha256: q.sha256?.toLowerCase() ?? null }, req, declaredLength(req))
+      .createWithBody(
+        req.auth!.accountId,
+        { expectedBytes, sha256: q.sha256?.toLowerCase() ?? null },
+        req,
+        declaredLength(req),
+      )
       .catch((e: unknown) => closeAfter(res, e));
     res.status(201).json({ data: upload });
   });

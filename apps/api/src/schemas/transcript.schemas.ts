@@ -9,9 +9,16 @@ export const SPEAKER_RANGE = '^([1-9]|1[0-9]|20)-([1-9]|1[0-9]|20)$';
 export const CreateTranscriptBody = Type.Object({
   url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMaxChars, 'x-error': 'url_invalid' })),
   uploadId: Type.Optional(
-    Type.String({ minLength: 1, maxLength: LIMITS.uploadIdMaxChars, pattern: '^[A-Za-z0-9_-]+$', 'x-error': 'upload_id_invalid' }),
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.uploadIdMaxChars,
+      pattern: '^[A-Za-z0-9_-]+$',
+      'x-error': 'upload_id_invalid',
+    }),
   ),
-  language: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.languageMaxChars, 'x-error': 'language_invalid' })),
+  language: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.languageMaxChars, 'x-error': 'language_invalid' }),
+  ),
   speakers: Type.Optional(
     Type.Union(
       [
@@ -22,7 +29,9 @@ export const CreateTranscriptBody = Type.Object({
       { 'x-error': 'speakers_invalid' },
     ),
   ),
-  webhookUrl: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMaxChars, 'x-error': 'webhook_url_invalid' })),
+  webhookUrl: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.urlMaxChars, 'x-error': 'webhook_url_invalid' }),
+  ),
   glossary: Type.Optional(
     Type.Record(Type.String(), Type.String(term), {
       propertyNames: term,
@@ -41,7 +50,11 @@ export const CreateTranscriptBody = Type.Object({
     }),
   ),
   retentionDays: Type.Optional(
-    Type.Integer({ minimum: LIMITS.retentionDaysMin, maximum: LIMITS.retentionDaysMax, 'x-error': 'retention_invalid' }),
+    Type.Integer({
+      minimum: LIMITS.retentionDaysMin,
+      maximum: LIMITS.retentionDaysMax,
+      'x-error': 'retention_invalid',
+    }),
   ),
   reuseIfIdentical: Type.Optional(Type.Boolean({ 'x-error': 'reuse_if_identical_invalid' })),
 });
@@ -52,14 +65,19 @@ export const ListTranscriptsQuery = Type.Object({
   page: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', 'x-error': 'page_invalid' })),
   perPage: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', 'x-error': 'per_page_invalid' })),
   status: Type.Optional(
-    Type.Union([Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed'), Type.Literal('canceled')], {
-      'x-error': 'status_invalid',
-    }),
+    Type.Union(
+      [Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed'), Type.Literal('canceled')],
+      {
+        'x-error': 'status_invalid',
+      },
+    ),
   ),
   externalId: Type.Optional(
     Type.String({ minLength: 1, maxLength: LIMITS.externalIdMaxChars, 'x-error': 'external_id_invalid' }),
   ),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.cursorMaxChars, 'x-error': 'cursor_invalid' })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.cursorMaxChars, 'x-error': 'cursor_invalid' }),
+  ),
   since: Type.Optional(Type.String(dateTime)),
   until: Type.Optional(Type.String(dateTime)),
 });

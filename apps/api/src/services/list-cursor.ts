@@ -18,9 +18,9 @@ export class ListCursorCodec {
   }
 
   encode(pos: CursorPosition, filterKey: string): string {
-    const payload = Buffer.from(JSON.stringify([pos.createdAt.getTime(), pos.id, filterDigest(filterKey)])).toString(
-      'base64url',
-    );
+    const payload = Buffer.from(
+      JSON.stringify([pos.createdAt.getTime(), pos.id, filterDigest(filterKey)]),
+    ).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
@@ -32,7 +32,11 @@ export class ListCursorCodec {
     const given = Buffer.from(sig);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
     try {
-      const [ms, id, digest] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, string];
+      const [ms, id, digest] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [
+        number,
+        string,
+        string,
+      ];
       if (typeof ms !== 'number' || typeof id !== 'string' || digest !== filterDigest(filterKey)) return null;
       return { createdAt: new Date(ms), id };
     } catch {

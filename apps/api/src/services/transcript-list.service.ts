@@ -26,10 +26,21 @@ export class TranscriptListService {
       ...(q.status ? { status: q.status } : {}),
       ...(q.externalId ? { externalId: q.externalId } : {}),
       ...(q.since || q.until
-        ? { createdAt: { ...(q.since ? { gte: new Date(q.since) } : {}), ...(q.until ? { lt: new Date(q.until) } : {}) } }
+        ? {
+            createdAt: {
+              ...(q.since ? { gte: new Date(q.since) } : {}),
+              ...(q.until ? { lt: new Date(q.until) } : {}),
+            },
+          }
         : {}),
     };
-    const filterKey = JSON.stringify([accountId, q.status ?? null, q.externalId ?? null, q.since ?? null, q.until ?? null]);
+    const filterKey = JSON.stringify([
+      accountId,
+      q.status ?? null,
+      q.externalId ?? null,
+      q.since ?? null,
+      q.until ?? null,
+    ]);
     const orderBy: Prisma.TranscriptOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 
     if (q.cursor !== undefined) {
@@ -37,7 +48,10 @@ export class TranscriptListService {
       if (!pos) throw HarkError.validation({ cursor: 'cursor_invalid' });
       const rows = await this.db.transcript.findMany({
         where: {
-          AND: [where, { OR: [{ createdAt: { lt: pos.createdAt } }, { createdAt: pos.createdAt, id: { lt: pos.id } }] }],
+          AND: [
+            where,
+            { OR: [{ createdAt: { lt: pos.createdAt } }, { createdAt: pos.createdAt, id: { lt: pos.id } }] },
+          ],
         },
         orderBy,
         take: perPage + 1,
@@ -47,7 +61,13 @@ export class TranscriptListService {
     }
 
     const [rows, total] = await Promise.all([
-      this.db.transcript.findMany({ where, orderBy, skip: (page - 1) * perPage, take: perPage + 1, select: TRANSCRIPT_SELECT }),
+      this.db.transcript.findMany({
+        where,
+        orderBy,
+        skip: (page - 1) * perPage,
+        take: perPage + 1,
+        select: TRANSCRIPT_SELECT,
+      }),
       this.db.transcript.count({ where }),
     ]);
     return this.page(rows, perPage, filterKey, total, page);

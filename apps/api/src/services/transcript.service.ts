@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
-import { HarkError, LIMITS, containsNul, costForSeconds, newId, normaliseLanguage, parseOrThrow } from '@hark/core';
+import {
+  HarkError,
+  LIMITS,
+  containsNul,
+  costForSeconds,
+  newId,
+  normaliseLanguage,
+  parseOrThrow,
+} from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { checkUrlShape } from '@hark/http';
 import { cancelTranscript, feedAccount, feedAccountNow } from '@hark/transcripts';
@@ -99,7 +107,8 @@ export class TranscriptService {
     if (typeof b.webhookUrl === 'string' && !fields.webhookUrl && !isHttpUrl(b.webhookUrl)) {
       fields.webhookUrl = 'webhook_url_invalid';
     }
-    if (b.reuseIfIdentical === true && b.url !== undefined && !fields.url) fields.reuseIfIdentical = 'reuse_needs_sha256';
+    if (b.reuseIfIdentical === true && b.url !== undefined && !fields.url)
+      fields.reuseIfIdentical = 'reuse_needs_sha256';
     if (Object.keys(fields).length === 0 && b.webhookUrl !== undefined) {
       if (!(await this.cfg.isAllowedWebhookUrl(b.webhookUrl))) fields.webhookUrl = 'webhook_url_invalid';
     }
@@ -123,7 +132,9 @@ export class TranscriptService {
   ): Promise<CreateResult> {
     const input = await this.validate(body, rawIdempotencyKey);
     const idempotencyKey = rawIdempotencyKey as string | undefined;
-    const upload = input.uploadId ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true) : null;
+    const upload = input.uploadId
+      ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true)
+      : null;
     const requestHash = idempotencyKey === undefined ? null : canonicalHash(input);
     const rate = input.speakersParsed !== null ? this.cfg.speakersRatePerHour : this.cfg.ratePerHour;
     const id = newId('tr');
@@ -152,7 +163,10 @@ export class TranscriptService {
         const running = await tx.transcript.count({ where: { accountId, status: 'processing' } });
         if (running >= LIMITS.freeConcurrentTranscripts) throw new HarkError('concurrency_limit');
       }
-      const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { defaultRetentionDays: true } });
+      const account = await tx.account.findUniqueOrThrow({
+        where: { id: accountId },
+        select: { defaultRetentionDays: true },
+      });
       const days = input.retentionDays ?? account.defaultRetentionDays;
       const now = new Date();
       await tx.transcript.create({
@@ -163,7 +177,8 @@ export class TranscriptService {
           url: input.url ?? null,
           uploadId: input.uploadId ?? null,
           requestedLanguage: input.languageCode,
-          speakers: input.speakersParsed === null ? Prisma.DbNull : (input.speakersParsed as Prisma.InputJsonValue),
+          speakers:
+            input.speakersParsed === null ? Prisma.DbNull : (input.speakersParsed as Prisma.InputJsonValue),
           glossary: input.glossary ?? Prisma.DbNull,
           webhookUrl: input.webhookUrl ?? null,
           externalId: input.externalId ?? null,
@@ -177,7 +192,13 @@ export class TranscriptService {
           createdAt: now,
         },
       });
-      const hold = await placeHold(tx, accountId, id, costForSeconds(this.cfg.provisionalHoldSeconds, rate), acct.available);
+      const hold = await placeHold(
+        tx,
+        accountId,
+        id,
+        costForSeconds(this.cfg.provisionalHoldSeconds, rate),
+        acct.available,
+      );
       await tx.transcript.update({ where: { id }, data: { reserved: hold.toString() } });
       await remember(id, 201);
       // Still under the account lock taken for the hold: the new transcript enters the queue
@@ -229,7 +250,9 @@ export class TranscriptService {
   async get(accountId: string, id: string) {
     const t = await this.find(accountId, id);
     const content =
-      t.status === 'done' ? await this.db.transcriptContent.findUnique({ where: { transcriptId: id } }) : null;
+      t.status === 'done'
+        ? await this.db.transcriptContent.findUnique({ where: { transcriptId: id } })
+        : null;
     return transcriptView(t, content);
   }
 
@@ -299,7 +322,10 @@ export class TranscriptService {
       await tx.transcriptContent.deleteMany({ where: { transcriptId: id } });
       await tx.transcript.update({ where: { id }, data: { deletedAt: new Date(), glossary: Prisma.DbNull } });
       if (row.upload_id) {
-        await tx.upload.update({ where: { id: row.upload_id }, data: { erasedAt: new Date(), hashState: null } });
+        await tx.upload.update({
+          where: { id: row.upload_id },
+          data: { erasedAt: new Date(), hashState: null },
+        });
       }
       return row.upload_id;
     });
@@ -313,14 +339,21 @@ export class TranscriptService {
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /** Claims the key; returns the earlier request's result when the key was used before. */
-async function claimIdempotencyKey(tx: Prisma.TransactionClient, accountId: string, key: string, requestHash: string) {
+async function claimIdempotencyKey(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  key: string,
+  requestHash: string,
+) {
   await tx.idempotencyRecord.deleteMany({ where: { accountId, key, expiresAt: { lt: new Date() } } });
   const inserted = await tx.$executeRaw`
     INSERT INTO idempotency_records (account_id, key, request_hash, expires_at)
     VALUES (${accountId}, ${key}, ${requestHash}, ${new Date(Date.now() + IDEMPOTENCY_TTL_MS)})
     ON CONFLICT (account_id, key) DO NOTHING`;
   if (inserted === 1) return null;
-  const prior = await tx.idempotencyRecord.findUniqueOrThrow({ where: { accountId_key: { accountId, key } } });
+  const prior = await tx.idempotencyRecord.findUniqueOrThrow({
+    where: { accountId_key: { accountId, key } },
+  });
   if (prior.requestHash !== requestHash) throw new HarkError('idempotency_conflict');
   if (!prior.transcriptId || (prior.statusCode !== 200 && prior.statusCode !== 201)) {
     throw new Error('idempotency record without a result'); // cannot happen: written in the same transaction
@@ -341,5 +374,7 @@ function canonicalHash(input: CreateInput): string {
 
 function sortKeys(v: unknown): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-  return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
 }

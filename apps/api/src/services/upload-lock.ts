@@ -73,13 +73,27 @@ export class UploadLock {
    * account's held bytes) until release. Null when another writer holds the upload.
    */
   async acquire(uploadId: string, accountId: string, reserveBytes: number): Promise<HeldUploadLock | null> {
-    const keys = [`${this.prefix}:upload-lock:${uploadId}`, `${this.prefix}:upload-inflight:${accountId}`] as const;
+    const keys = [
+      `${this.prefix}:upload-lock:${uploadId}`,
+      `${this.prefix}:upload-inflight:${accountId}`,
+    ] as const;
     const token = randomBytes(12).toString('hex');
-    const others = (await this.redis.eval(ACQUIRE, 2, ...keys, token, this.ttlMs, uploadId, Math.max(0, Math.floor(reserveBytes)))) as number;
+    const others = (await this.redis.eval(
+      ACQUIRE,
+      2,
+      ...keys,
+      token,
+      this.ttlMs,
+      uploadId,
+      Math.max(0, Math.floor(reserveBytes)),
+    )) as number;
     if (others < 0) return null;
-    const timer = setInterval(() => {
-      this.redis.eval(EXTEND, 2, ...keys, token, this.ttlMs, uploadId).catch(() => undefined);
-    }, Math.floor(this.ttlMs / 3));
+    const timer = setInterval(
+      () => {
+        this.redis.eval(EXTEND, 2, ...keys, token, this.ttlMs, uploadId).catch(() => undefined);
+      },
+      Math.floor(this.ttlMs / 3),
+    );
     timer.unref();
     return {
       othersReservedBytes: others,

@@ -30,9 +30,19 @@ export function uploadView(u: UploadRow): UploadView {
   };
 }
 
-const SELECT = { id: true, receivedBytes: true, expectedBytes: true, sha256: true, createdAt: true, hashState: true } as const;
+const SELECT = {
+  id: true,
+  receivedBytes: true,
+  expectedBytes: true,
+  sha256: true,
+  createdAt: true,
+  hashState: true,
+} as const;
 function requestTooLarge(): HarkError {
-  return new HarkError('payload_too_large', 'A request body may carry at most 100 MB; create the upload empty or smaller and append the rest with PUT.');
+  return new HarkError(
+    'payload_too_large',
+    'A request body may carry at most 100 MB; create the upload empty or smaller and append the rest with PUT.',
+  );
 }
 
 /**
@@ -127,7 +137,11 @@ export class UploadService {
             'upload_quota_exceeded',
             `The account's uploads not yet transcribed would pass its quota of ${cap} bytes; transcribe them or let unused ones expire first.`,
           );
-    return { bytes: Math.max(expected, free) - offset, declaredFits: expected === 0 || expected <= free, refuse };
+    return {
+      bytes: Math.max(expected, free) - offset,
+      declaredFits: expected === 0 || expected <= free,
+      refuse,
+    };
   }
 
   /**
@@ -144,7 +158,11 @@ export class UploadService {
     const id = newId('up');
     const expected = input.expectedBytes ?? 0;
     // The fresh id is never busy: this only reserves the bytes the upload may hold.
-    const reservation = await this.lock.acquire(id, accountId, Math.max(expected, declaredLength ?? LIMITS.maxUploadRequestBytes));
+    const reservation = await this.lock.acquire(
+      id,
+      accountId,
+      Math.max(expected, declaredLength ?? LIMITS.maxUploadRequestBytes),
+    );
     if (!reservation) throw new Error(`fresh upload id ${id} was locked`);
     try {
       const [usage] = await this.db.$queryRaw<Usage[]>`SELECT ${usageColumns(accountId, id)}`;
@@ -213,7 +231,8 @@ export class UploadService {
     body: Readable,
     declaredLength: number | null,
   ): Promise<UploadView> {
-    if (declaredLength !== null && declaredLength > LIMITS.maxChunkBytes) throw new HarkError('chunk_too_large');
+    if (declaredLength !== null && declaredLength > LIMITS.maxChunkBytes)
+      throw new HarkError('chunk_too_large');
     if (declaredLength === 0) throw new HarkError('chunk_empty');
     await this.find(accountId, id);
     // Reserves the most this chunk can add to the account's held bytes until it is recorded.

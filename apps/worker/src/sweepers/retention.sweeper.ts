@@ -54,7 +54,10 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
         // A store that fails here leaves the blob of an erased upload: sweepUploads retries it.
         const removed = await blobs.remove(erased.uploadId).then(
           () => true,
-          (err: unknown) => (deps.log?.warn({ err: (err as Error).message, uploadId: erased.uploadId }, 'blob removal failed'), false),
+          (err: unknown) => (
+            deps.log?.warn({ err: (err as Error).message, uploadId: erased.uploadId }, 'blob removal failed'),
+            false
+          ),
         );
         if (removed) result.filesRemoved++;
       }

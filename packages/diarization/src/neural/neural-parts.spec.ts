@@ -19,7 +19,10 @@ describe('neural pipeline parts', () => {
   });
 
   it('decodes the powerset classes to local speakers, overlap classes to two', () => {
-    const act = decode(logProbs((f) => [0, 1, 2, 3, 4, 5, 6][f % 7]!), FRAMES);
+    const act = decode(
+      logProbs((f) => [0, 1, 2, 3, 4, 5, 6][f % 7]!),
+      FRAMES,
+    );
     const at = (f: number) => Array.from(act.subarray(f * 3, f * 3 + 3));
     expect([0, 1, 2, 3, 4, 5, 6].map(at)).toEqual([
       [0, 0, 0],
@@ -31,12 +34,22 @@ describe('neural pipeline parts', () => {
       [0, 1, 1],
     ]);
     // Frames past the audio stay silent.
-    expect(Array.from(decode(logProbs(() => 1), 10).subarray(30))).toEqual(new Array(FRAMES * 3 - 30).fill(0));
+    expect(
+      Array.from(
+        decode(
+          logProbs(() => 1),
+          10,
+        ).subarray(30),
+      ),
+    ).toEqual(new Array(FRAMES * 3 - 30).fill(0));
   });
 
   it('rebuilds a timeline where overlapped frames carry two speakers', () => {
     // One window: local A alone on frames 0-199, A+B on 200-299, B alone on 300-588.
-    const act = decode(logProbs((f) => (f < 200 ? 1 : f < 300 ? 4 : 2)), FRAMES);
+    const act = decode(
+      logProbs((f) => (f < 200 ? 1 : f < 300 ? 4 : 2)),
+      FRAMES,
+    );
     const segments = reconstruct([0], [act], [Int32Array.of(5, 1, -1)], 6, 160_000);
     expect(segments.map((s) => s.speakers)).toEqual([[5], [1, 5], [1]]);
     expect(segments[1]!.start).toBeCloseTo((200 * 270 + 991 / 2 - 135) / 16000, 2);

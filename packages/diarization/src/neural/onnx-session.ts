@@ -81,7 +81,12 @@ export class NeuralSession {
     await worker?.terminate();
   }
 
-  private request(type: string, data: Float32Array, batch: number, signal?: AbortSignal): Promise<Float32Array> {
+  private request(
+    type: string,
+    data: Float32Array,
+    batch: number,
+    signal?: AbortSignal,
+  ): Promise<Float32Array> {
     signal?.throwIfAborted();
     const worker = this.start();
     const id = this.nextId++;
