@@ -23,7 +23,8 @@ function readmeBlock(readme: string): string {
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error(`README.md has no ${BEGIN} ... ${END} block`);
   const block = readme.slice(readme.indexOf('\n', start) + 1, end);
-  const fenced = /^```ts\n([\s\S]*)```\n$/.exec(block);
+  // Prettier keeps a blank line between the markers and the fence.
+  const fenced = /^\n?```ts\n([\s\S]*)```\n\n?$/.exec(block);
   if (!fenced) throw new Error('the README block must be exactly one ```ts fence');
   return fenced[1]!;
 }
