@@ -66,7 +66,35 @@ const IGNORED = new Set([
   'x-error',
 ]);
 
-export function generateApiTypes(doc: OpenApiDocument, names: NamedType[] = NAMED): string {
+/**
+ * The schemas the SDK returns (`data` of its calls) and the error envelope; the schemas they refer to
+ * come along. The rest of the document (the OpenAI-compatible routes, health checks, request bodies)
+ * is not the SDK's.
+ */
+export const ROOTS = [
+  'Transcript',
+  'TranscriptList',
+  'DeletedTranscript',
+  'Upload',
+  'Balance',
+  'Limits',
+  'WebhookDelivery',
+  'Error',
+];
+
+/** Derived -> base: the derived schema's properties include every property of the base, as is. */
+export const EXTENDS: Record<string, string> = { Transcript: 'TranscriptListItem' };
+
+export interface GenerateOptions {
+  roots?: string[];
+  names?: NamedType[];
+  extend?: Record<string, string>;
+}
+
+export function generateApiTypes(
+  doc: OpenApiDocument,
+  { roots = ROOTS, names = NAMED, extend = EXTENDS }: GenerateOptions = {},
+): string {
   const named = names.map((n) => {
     const schema = resolvePointer(doc, n.pointer);
     return { ...n, schema, key: canonical(schema) };
@@ -91,11 +119,60 @@ export function generateApiTypes(doc: OpenApiDocument, names: NamedType[] = NAME
       : typeOf(n.schema, '', { ...ctx, self: n.schema });
     out.push('', ...docComment(description, ''), declare(n.name, body, n.schema));
   }
-  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+  for (const name of reachable(doc, roots)) {
+    const schema = doc.components.schemas[name]!;
     const typeName = RENAMED[name] ?? name;
-    out.push('', ...docComment(docOf(schema), ''), declare(typeName, typeOf(schema, '', ctx), schema));
+    const base = extend[name];
+    const declaration = base
+      ? declare(
+          `${typeName} extends ${RENAMED[base] ?? base}`,
+          typeOf(ownPart(doc, name, base), '', ctx),
+          schema,
+        )
+      : declare(typeName, typeOf(schema, '', ctx), schema);
+    out.push('', ...docComment(docOf(schema), ''), declaration);
   }
   return out.join('\n') + '\n';
+}
+
+/** `roots` and every component they refer to, directly or not, in the document's order. */
+function reachable(doc: OpenApiDocument, roots: string[]): string[] {
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    if (found.has(name)) return;
+    const schema = doc.components.schemas[name];
+    if (!schema) throw new Error(`generate-types: no schema ${name} in the document`);
+    found.add(name);
+    for (const [, ref] of JSON.stringify(schema).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) {
+      visit(ref!);
+    }
+  };
+  roots.forEach(visit);
+  return Object.keys(doc.components.schemas).filter((name) => found.has(name));
+}
+
+/** The properties of `name` that `base` lacks; fails unless `base`'s are all in `name` as they are. */
+function ownPart(doc: OpenApiDocument, name: string, base: string): Schema {
+  const schema = doc.components.schemas[name]!;
+  const baseSchema = doc.components.schemas[base];
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const baseRequired = new Set((baseSchema?.required as string[] | undefined) ?? []);
+  const inherited = Object.entries((baseSchema?.properties ?? {}) as Record<string, Schema>);
+  for (const [key, property] of inherited) {
+    if (
+      JSON.stringify(properties[key]) !== JSON.stringify(property) ||
+      required.has(key) !== baseRequired.has(key)
+    ) {
+      throw new Error(`generate-types: ${name} cannot extend ${base}: \`${key}\` differs`);
+    }
+  }
+  const own = Object.entries(properties).filter(([key]) => !inherited.some(([k]) => k === key));
+  return {
+    ...schema,
+    properties: Object.fromEntries(own),
+    required: [...required].filter((key) => own.some(([k]) => k === key)),
+  };
 }
 
 interface Context {

@@ -67,23 +67,7 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-export interface CreateTranscriptRequest {
-  url?: string;
-  uploadId?: string;
-  language?: string;
-  speakers?: boolean | number | string;
-  webhookUrl?: string;
-  glossary?: Record<string, string>;
-  externalId?: string;
-  metadata?: Record<string, string>;
-  retentionDays?: number;
-  reuseIfIdentical?: boolean;
-}
-
-export interface Transcript {
-  /** Transcript identifier. */
-  id: string;
-  status: TranscriptStatus;
+export interface Transcript extends TranscriptListItem {
   /** Null until status is `done`. */
   text: string | null;
   /** Every word; null until `done`. */
@@ -92,29 +76,6 @@ export interface Transcript {
   utterances: Utterance[] | null;
   /** Speaker timeline before words were labeled; null when speakers were not requested. */
   diarizationSegments: DiarizationSegment[] | null;
-  /** Set only when status is `failed`; null otherwise (also for `canceled`). */
-  error: TranscriptFailure | null;
-  /** Detected or requested language; null while processing. */
-  language: string | null;
-  /** Real audio duration measured on completion; 0 while processing. */
-  durationSeconds: number;
-  /** Distinct speakers found; null when `speakers` was not requested (0 means asked and none found). */
-  speakerCount: number | null;
-  /** Charged, in US cents (fractional); 0 while processing and on failed. */
-  cost: number;
-  currency: 'USD';
-  /** Model that produced the transcript, e.g. `whisper-base`. */
-  model: string;
-  /** The audio URL sent; null when the audio came from an upload. */
-  url: string | null;
-  /** Days the content is kept from creation; null follows the account default. */
-  retentionDays: number | null;
-  /** Caller's own id, returned exactly as sent. */
-  externalId: string | null;
-  /** Pairs sent with the request, unchanged. */
-  metadata: Record<string, string> | null;
-  /** ISO 8601 date and time. */
-  createdAt: string;
 }
 
 /** A transcript without `text`, `words`, `utterances` and `diarizationSegments`; also the webhook body. */
@@ -288,88 +249,4 @@ export interface ErrorEnvelope {
     /** Only for `validation`: one stable key per invalid field (see each field's `x-error`). */
     fields?: Record<string, string>;
   };
-}
-
-export interface Health {
-  status: 'ok';
-}
-
-export interface Readiness {
-  /** `draining` once shutdown has begun (no dependency checks then). */
-  status: 'ready' | 'unavailable' | 'draining';
-  postgres?: boolean;
-  redis?: boolean;
-}
-
-export interface OpenAiError {
-  error: {
-    message: string;
-    type: 'invalid_request_error' | 'insufficient_quota' | 'requests' | 'server_error' | 'timeout_error';
-    param: string | null;
-    code: string | null;
-  };
-}
-
-/** `response_format` `json` (the default). */
-export interface OpenAiTranscription {
-  text: string;
-  /** Billed seconds of audio. */
-  usage?: {
-    type: 'duration';
-    seconds: number;
-  };
-}
-
-/** `response_format` `verbose_json`. `segments` unless `timestamp_granularities[]` asks for `word` alone; `words` when it includes `word`. */
-export interface OpenAiTranscriptionVerbose {
-  task: 'transcribe' | 'translate';
-  /** English name in lower case (`english`); `english` for translations. */
-  language: string;
-  /** Seconds of audio. */
-  duration: number;
-  text: string;
-  segments?: {
-    id: number;
-    seek: number;
-    start: number;
-    end: number;
-    text: string;
-    tokens: number[];
-    temperature: number;
-    avg_logprob: number;
-    compression_ratio: number;
-    no_speech_prob: number;
-  }[];
-  words?: {
-    word: string;
-    start: number;
-    end: number;
-  }[];
-  /** Billed seconds of audio. */
-  usage?: {
-    type: 'duration';
-    seconds: number;
-  };
-}
-
-export interface OpenAiAudioRequest {
-  /** The audio (any format the decoder accepts). At most HARK_OPENAI_MAX_FILE_BYTES (default 25 MiB, as OpenAI; at most 100000000 bytes). */
-  file: string;
-  /** `whisper-1`, or the service's own model name (the `model` of its transcripts, e.g. `whisper-base`). */
-  model: string;
-  /** ISO-639-1 code of the spoken language; omit to detect it. */
-  language?: string;
-  /** Initial prompt for the engine (whisper.cpp's `--prompt`). */
-  prompt?: string;
-  response_format?: 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
-  /** Sampling temperature (the engine still falls back upwards). */
-  temperature?: number;
-  /** With `verbose_json`: `word` adds `words`, `segment` (the default) `segments`. */
-  'timestamp_granularities[]'?: ('word' | 'segment')[];
-  /** Streaming is not supported. */
-  stream?: false;
-  /** Hark extension: `true`, a speaker count 1 to 20, or `min-max`, as on POST /v1/transcripts (changes the hourly rate). */
-  speakers?: string;
-  /** Hark extension: a JSON object mapping what the engine hears to what to write, as on POST /v1/transcripts. */
-  glossary?: string;
 }
