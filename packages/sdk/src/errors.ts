@@ -1,32 +1,12 @@
+import type { ErrorCode } from './generated/api-types';
 import type { Transcript } from './types';
 
-/** Codes of the API's error envelope (`error.code`); other strings may appear in later versions. */
+/**
+ * Codes of the API's error envelope (`error.code`, generated from docs/openapi.json with each code's
+ * status and meaning), and the SDK's own two; other strings may appear in later versions.
+ */
 export type ApiErrorCode =
-  | 'validation'
-  | 'chunk_empty'
-  | 'upload_mismatch'
-  | 'invalid_api_key'
-  | 'insufficient_balance'
-  | 'not_found'
-  | 'upload_not_found'
-  | 'upload_busy'
-  | 'idempotency_conflict'
-  | 'transcript_processing'
-  | 'transcript_finished'
-  /** Subtitles of a failed or canceled transcript (it has no content). */
-  | 'transcript_not_done'
-  | 'no_webhook'
-  | 'chunk_too_large'
-  | 'upload_too_large'
-  /** The account's uploads not yet used by a transcript would pass its quota (`limits().upload.quotaBytes`). */
-  | 'upload_quota_exceeded'
-  | 'payload_too_large'
-  /** 431: the request's header fields are too large (answered before any route). */
-  | 'headers_too_large'
-  | 'rate_limited'
-  | 'concurrency_limit'
-  | 'internal'
-  | 'unavailable'
+  | ErrorCode
   /** An answer without the envelope (a proxy's error page, say). */
   | 'http_error'
   /** A 2xx answer whose body was not the expected JSON. */

@@ -1,156 +1,31 @@
-// The API's resources as they arrive in `data`, written from api-spec.md and the API's serializers
-// (apps/api/src/services/*-view.ts, packages/transcripts/src/list-item.ts).
+// The API's resources as they arrive in `data`, and its error codes: generated from docs/openapi.json
+// into ./generated/api-types.ts (`pnpm openapi` writes both), re-exported here by the names the SDK has
+// always used. The request parameters below are the SDK's own (they accept more convenient forms,
+// e.g. a `Date`); src/generated/api-types.spec.ts checks them against the documented request body.
+import type { Limits as ApiLimits, TranscriptListItem, TranscriptStatus } from './generated/api-types';
 
-export type TranscriptStatus = 'processing' | 'done' | 'failed' | 'canceled';
-
-/** `error.code` of a `failed` transcript. */
-export type TranscriptFailureCode =
-  | 'audio_too_long'
-  | 'insufficient_balance'
-  | 'audio_unreachable'
-  | 'audio_invalid'
-  | 'audio_too_large'
-  | 'audio_mismatch'
-  | 'engine_failed';
-
-export interface Word {
-  /** Seconds from the start of the audio. */
-  start: number;
-  end: number;
-  text: string;
-  /** Speaker label (`A`, `B`, ...); null when speakers were not requested. */
-  speaker: string | null;
-}
-
-export interface Utterance {
-  start: number;
-  end: number;
-  text: string;
-  speaker: string | null;
-  /** True when another speaker talked during part of the block. */
-  overlap: boolean;
-}
-
-export interface DiarizationSegment {
-  start: number;
-  end: number;
-  /** More than one name means overlapping speech. */
-  speakers: string[];
-}
-
-/** A transcript in a list, and the body of a webhook notice: no content fields. */
-export interface TranscriptListItem {
-  id: string;
-  status: TranscriptStatus;
-  /** Set only when `status` is `failed`. */
-  error: { code: TranscriptFailureCode; message: string } | null;
-  /** Requested or detected language code; null while processing. */
-  language: string | null;
-  /** Real audio duration, measured on completion; 0 until `done`. */
-  durationSeconds: number;
-  /** Null when speakers were not requested (0 means asked and none found). */
-  speakerCount: number | null;
-  /** Charged amount in US cents, fractional; 0 until `done`, always 0 when failed or canceled. */
-  cost: number;
-  currency: 'USD';
-  model: string;
-  /** The audio URL sent; null when the audio came from an upload. */
-  url: string | null;
-  retentionDays: number | null;
-  externalId: string | null;
-  metadata: Record<string, string> | null;
-  /** ISO 8601. */
-  createdAt: string;
-}
-
-/** A whole transcript (`data` of create, get, cancel). Content fields are null until `done`. */
-export interface Transcript extends TranscriptListItem {
-  text: string | null;
-  words: Word[] | null;
-  utterances: Utterance[] | null;
-  /** Null when speakers were not requested. */
-  diarizationSegments: DiarizationSegment[] | null;
-}
+export type {
+  Balance,
+  DeletedTranscript,
+  DiarizationSegment,
+  RateLimitRule,
+  Transcript,
+  TranscriptFailureCode,
+  TranscriptList,
+  TranscriptListItem,
+  TranscriptStatus,
+  Upload,
+  Utterance,
+  WebhookDelivery,
+  Word,
+} from './generated/api-types';
 
 /** The body of a completion notice (signed with `Hark-Signature`). */
 export type WebhookNotice = TranscriptListItem;
 
-export interface TranscriptList {
-  /** Newest first. */
-  transcripts: TranscriptListItem[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-  /** Total matching the filter; null when paging by cursor. */
-  total: number | null;
-  /** 1-based; null when paging by cursor. */
-  page: number | null;
-  perPage: number;
-}
-
-export interface DeletedTranscript {
-  id: string;
-  deleted: true;
-}
-
-export interface Upload {
-  id: string;
-  /** Bytes durably stored: where an interrupted upload resumes. */
-  receivedBytes: number;
-  expectedBytes: number | null;
-  sha256: string | null;
-  createdAt: string;
-}
-
-export interface Balance {
-  currency: 'USD';
-  /** US cents, fractional. */
-  total: number;
-  reserved: number;
-  /** `total - reserved`. */
-  available: number;
-}
-
-export interface RateLimitRule {
-  /** e.g. `POST /v1/transcripts`. */
-  endpoint: string;
-  max: number;
-  windowSeconds: number;
-}
-
-export interface Limits {
-  audio: { maxDurationSeconds: number; formats: string[] };
-  upload: {
-    maxBytes: number;
-    maxChunkBytes: number;
-    maxRequestBytes: number;
-    /** Bytes the account may hold in uploads no transcript has used yet (absent on older servers). */
-    quotaBytes?: number;
-  };
-  glossary: { maxEntries: number; maxTermChars: number };
-  /** `maxRunning` null means no limit. */
-  concurrency: { maxRunning: number | null };
-  rateLimits: RateLimitRule[];
-  idempotencyKeyMaxChars: number;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  transcriptId: string;
-  url: string;
-  /** 1 on the first try; a replay continues the count. */
-  attempt: number;
-  /** True only for a 2xx answer. */
-  delivered: boolean;
-  /** Null when there was no answer (time-out, DNS, refused). */
-  statusCode: number | null;
-  /** What stopped the request on the service side; null when the endpoint answered. */
-  error: string | null;
-  /** Start of the response body with anything credential-like removed. */
-  responsePreview: string | null;
-  durationMs: number | null;
-  /** True for a replay requested by the caller. */
-  manual: boolean;
-  createdAt: string;
+/** The service's limits. `upload.quotaBytes` may be absent: servers older than the upload quota omit it. */
+export interface Limits extends Omit<ApiLimits, 'upload'> {
+  upload: Omit<ApiLimits['upload'], 'quotaBytes'> & Partial<Pick<ApiLimits['upload'], 'quotaBytes'>>;
 }
 
 export interface CreateTranscriptParams {
