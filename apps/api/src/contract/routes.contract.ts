@@ -245,7 +245,8 @@ export const ROUTES = [
     query: GetTranscriptQuery,
     responses: {
       200: {
-        description: 'The transcript. While `processing`, `Retry-After` says how long polling is worth waiting.',
+        description:
+          'The transcript. While `processing`, `Retry-After` says how long polling is worth waiting.',
         data: 'Transcript',
         headers: RATE,
         optionalHeaders: ['Retry-After'],
@@ -277,7 +278,9 @@ export const ROUTES = [
     tag: 'Transcripts',
     auth: 'key',
     pathId: TRANSCRIPT_ID,
-    responses: { 200: { description: 'The transcript, status `canceled`.', data: 'Transcript', headers: RATE } },
+    responses: {
+      200: { description: 'The transcript, status `canceled`.', data: 'Transcript', headers: RATE },
+    },
     errorShape: 'hark',
     errors: { 404: ['not_found'], 409: ['transcript_finished'] },
   },
