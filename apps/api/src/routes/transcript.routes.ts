@@ -5,7 +5,7 @@ import { Router, type RequestHandler } from 'express';
 import { type RouteLimit, keyedMount } from '../contract/mount';
 import { ROUTE } from '../contract/routes.contract';
 import { parseCreateTranscript } from '../schemas/create-transcript';
-import { GetTranscriptQuery } from '../schemas/transcript.schemas';
+import { GetTranscriptQuery, parseListTranscriptsQuery } from '../schemas/transcript.schemas';
 import type { TranscriptListService } from '../services/transcript-list.service';
 import type { TranscriptService } from '../services/transcript.service';
 
@@ -26,7 +26,7 @@ export function transcriptRoutes(
   });
 
   mount(ROUTE.listTranscripts, async (req, res) => {
-    res.json({ data: await lists.list(req.auth!.accountId, req.query) });
+    res.json({ data: await lists.list(req.auth!.accountId, parseListTranscriptsQuery(req.query)) });
   });
 
   mount(ROUTE.getTranscript, async (req, res) => {
