@@ -69,7 +69,7 @@ export interface HarkErrors {
   errorShape: 'hark';
   /** Error codes by status, besides 401 `invalid_api_key` (keyed routes), 429 `rate_limited`, 431 `headers_too_large` and 500 `internal`. */
   errors?: Record<number, readonly string[]>;
-  /** `fields` keys of 400 `validation`. */
+  /** `fields` keys of 400 `validation`; by default those of the `query` schema's `x-error` annotations. */
   validation?: Record<string, readonly string[]>;
   /** Headers of every error response except 401 and 429 (default: request id and RateLimit-*). */
   errorHeaders?: readonly HeaderName[];
@@ -229,7 +229,6 @@ export const ROUTES = [
     responses: { 200: { description: 'A page of transcripts.', data: 'TranscriptList', headers: RATE } },
     errorShape: 'hark',
     errors: { 400: ['validation'] },
-    validation: validationKeys([ListTranscriptsQuery]),
   },
   {
     method: 'get',
@@ -254,7 +253,6 @@ export const ROUTES = [
     },
     errorShape: 'hark',
     errors: { 400: ['validation'], 404: ['not_found'] },
-    validation: validationKeys([GetTranscriptQuery]),
   },
   {
     method: 'delete',
@@ -311,7 +309,6 @@ export const ROUTES = [
       404: ['not_found'],
       409: ['transcript_processing', 'transcript_not_done'],
     },
-    validation: validationKeys([SubtitlesQuery]),
     optionalErrorHeaders: { 409: ['Retry-After'] },
   },
   {
@@ -373,7 +370,6 @@ export const ROUTES = [
       413: ['payload_too_large', 'upload_quota_exceeded'],
       503: ['unavailable'],
     },
-    validation: validationKeys([UploadQuery]),
     errorHeaders: NO_STORE,
   },
   {

@@ -13,6 +13,7 @@ import {
   pathId,
   plain,
   queryParameters,
+  validationKeys,
 } from './parts';
 
 /**
@@ -113,7 +114,9 @@ function harkErrors(route: RouteContract & HarkErrors): Json {
     responses[status] = errorResponse(
       codes,
       headers,
-      codes.includes('validation') ? route.validation : undefined,
+      codes.includes('validation')
+        ? (route.validation ?? (route.query ? validationKeys([route.query]) : undefined))
+        : undefined,
     );
   }
   return responses;
