@@ -1,9 +1,6 @@
 import {
-  DEFAULT_OTHER_ROUTE_LIMIT,
-  DEFAULT_RATE_LIMITS,
   type Env,
   type CommonConfig,
-  type RateLimitRule,
   ConfigError,
   LIMITS,
   bool,
@@ -15,6 +12,29 @@ import {
   str,
 } from '@hark/core';
 import type { UploadHasherKind } from '@hark/storage';
+// Types only: the configuration loads without the route contract's schemas.
+import type { RouteKey } from './contract/routes.contract';
+
+export interface RateLimitRule {
+  /** A route's key in the contract (method and OpenAPI path), as GET /v1/limits reports it. */
+  endpoint: RouteKey;
+  max: number;
+  windowSeconds: number;
+}
+
+/** The spec's per-route limits (per account, sliding window), and the variable overriding each `max`. */
+const RATE_LIMIT_RULES = [
+  { endpoint: 'POST /v1/transcripts', max: 120, windowSeconds: 60, env: 'HARK_RATE_LIMIT_TRANSCRIPTS' },
+  { endpoint: 'POST /v1/uploads', max: 120, windowSeconds: 60, env: 'HARK_RATE_LIMIT_UPLOADS' },
+  { endpoint: 'PUT /v1/uploads/{id}', max: 600, windowSeconds: 60, env: 'HARK_RATE_LIMIT_CHUNKS' },
+] as const satisfies readonly (RateLimitRule & { env: string })[];
+
+export const DEFAULT_RATE_LIMITS: readonly RateLimitRule[] = RATE_LIMIT_RULES.map(
+  ({ endpoint, max, windowSeconds }) => ({ endpoint, max, windowSeconds }),
+);
+
+/** Routes the spec does not list: per account, per route. */
+export const DEFAULT_OTHER_ROUTE_LIMIT = { max: 1200, windowSeconds: 60 } as const;
 
 export interface ApiConfig extends CommonConfig {
   port: number;
@@ -74,15 +94,13 @@ export interface ApiConfig extends CommonConfig {
 export function loadApiConfig(env: Env = process.env): ApiConfig {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST', '0.0.0.0');
-  const envName: Record<string, string> = {
-    'POST /v1/transcripts': 'HARK_RATE_LIMIT_TRANSCRIPTS',
-    'POST /v1/uploads': 'HARK_RATE_LIMIT_UPLOADS',
-    'PUT /v1/uploads/{id}': 'HARK_RATE_LIMIT_CHUNKS',
-  };
-  const rateLimits = DEFAULT_RATE_LIMITS.map((r) => ({
-    ...r,
-    max: int(env, envName[r.endpoint] ?? '', r.max, 1),
-  }));
+  const rateLimits = RATE_LIMIT_RULES.map(
+    (r): RateLimitRule => ({
+      endpoint: r.endpoint,
+      max: int(env, r.env, r.max, 1),
+      windowSeconds: r.windowSeconds,
+    }),
+  );
   return {
     ...commonConfig(env),
     port,

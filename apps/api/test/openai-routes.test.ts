@@ -1,4 +1,3 @@
-import { DEFAULT_RATE_LIMITS } from '@hark/core';
 import {
   type TestAccount,
   checkAccountInvariants,
@@ -7,6 +6,7 @@ import {
   waitFor,
 } from '@hark/testing';
 import request from 'supertest';
+import { DEFAULT_RATE_LIMITS } from '../src/config';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 // POST /v1/audio/* in process (no worker): the refusals, in OpenAI's shape, with the same rate

@@ -26,6 +26,8 @@ import { authenticate } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { requestContext } from '../src/middleware/request-context';
 import { webhookRoutes } from '../src/routes/webhook.routes';
+import { WebhookReplayQueue } from '../src/services/webhook-delivery-replay';
+import { WebhookDeliveryService } from '../src/services/webhook-delivery.service';
 import { envelope, startTestApi, type TestApi } from './helpers';
 
 jest.setTimeout(30_000);
@@ -276,7 +278,10 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
       .use(authenticate(deps, async () => undefined))
       .use(
         '/v1',
-        webhookRoutes(deps, () => pass, { replayTimeoutMs: 300 }),
+        webhookRoutes(
+          new WebhookDeliveryService(deps.db, new WebhookReplayQueue(deps.redis, prefix, 300)),
+          () => pass,
+        ),
       )
       .use(errorHandler);
     const id = await create();

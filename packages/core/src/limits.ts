@@ -55,19 +55,3 @@ export type AudioFormat = keyof typeof AUDIO_CONTAINERS;
 
 /** The formats GET /v1/limits advertises (`audio.formats`). */
 export const AUDIO_FORMATS = Object.keys(AUDIO_CONTAINERS) as readonly AudioFormat[];
-
-export interface RateLimitRule {
-  /** Route key as reported by GET /v1/limits, e.g. "POST /v1/transcripts". */
-  endpoint: string;
-  max: number;
-  windowSeconds: number;
-}
-
-export const DEFAULT_RATE_LIMITS: readonly RateLimitRule[] = [
-  { endpoint: 'POST /v1/transcripts', max: 120, windowSeconds: 60 },
-  { endpoint: 'POST /v1/uploads', max: 120, windowSeconds: 60 },
-  { endpoint: 'PUT /v1/uploads/{id}', max: 600, windowSeconds: 60 },
-];
-
-/** Routes the spec does not list: per account, per route. */
-export const DEFAULT_OTHER_ROUTE_LIMIT = { max: 1200, windowSeconds: 60 } as const;

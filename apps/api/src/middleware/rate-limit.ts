@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Request, RequestHandler, Response } from 'express';
 import { CallBatcher, HarkError } from '@hark/core';
+import { ROUTE_KEYS, type RouteKey } from '../contract/routes.contract';
 
 /**
  * A true sliding-window log in Redis, shared by every API replica: one sorted set per
@@ -99,8 +100,11 @@ function decision(max: number, allowed: number, remaining: number, resetUs: numb
   };
 }
 
+/** What the limiter counts under: a contract route's key, or one of its own two. */
+export type LimitKey = RouteKey | 'unknown' | 'unauthenticated';
+
 export interface RouteLimits {
-  rules: readonly { endpoint: string; max: number; windowSeconds: number }[];
+  rules: readonly { endpoint: RouteKey; max: number; windowSeconds: number }[];
   other: { max: number; windowSeconds: number };
 }
 
@@ -111,12 +115,18 @@ function setHeaders(res: Response, d: RateDecision): void {
 }
 
 /**
- * `limit("POST /v1/transcripts")` limits per account and route. Routes without a rule in the
- * spec's table get the `other` limit, each route counted on its own.
+ * `limit("POST /v1/transcripts")` limits per account and route (the key the route contract
+ * derives; `unknown` for requests no route matched). Routes without a rule in the spec's table
+ * get the `other` limit, each route counted on its own. A rule naming no route of the contract
+ * fails here, at boot.
  */
 export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
+  for (const rule of limits.rules) {
+    if (!ROUTE_KEYS.has(rule.endpoint))
+      throw new Error(`rate-limit rule for "${String(rule.endpoint)}": no such rate-limited route`);
+  }
   /** The check for one route, its rule looked up once (when the route is defined). */
-  const forRoute = (route: string) => {
+  const forRoute = (route: LimitKey) => {
     const rule = limits.rules.find((r) => r.endpoint === route) ?? limits.other;
     return async (subject: string, res: Response): Promise<void> => {
       const d = await limiter.hit(subject, route, rule.max, rule.windowSeconds);
@@ -129,7 +139,7 @@ export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
   const byIp = (req: Request) => `ip:${req.ip ?? 'unknown'}`;
   const unauthenticated = forRoute('unauthenticated');
   return {
-    limit(route: string): RequestHandler {
+    limit(route: RouteKey | 'unknown'): RequestHandler {
       const check = forRoute(route);
       return async (req, res, next) => {
         await check(`acct:${req.auth?.accountId ?? 'none'}`, res);
@@ -137,7 +147,7 @@ export function rateLimits(limiter: SlidingWindowLimiter, limits: RouteLimits) {
       };
     },
     /** Public routes (no key): limited per client address and route. */
-    byAddress(route: string): RequestHandler {
+    byAddress(route: RouteKey): RequestHandler {
       const check = forRoute(route);
       return async (req, res, next) => {
         await check(byIp(req), res);

@@ -1,10 +1,11 @@
 import { LIMITS } from '@hark/core';
 import { PROMPT_MAX_CHARS, RESPONSE_FORMATS, TIMESTAMP_GRANULARITIES } from '../services/openai-request';
-import { type HeaderName, type Json, headerRefs } from './parts';
+import { type Json, RATE, headerRefs } from './parts';
 
 /**
- * The OpenAI-compatible audio routes in the OpenAPI document, under their own tag. Their errors
- * are OpenAI's `{error: {message, type, param, code}}`, not Hark's envelope.
+ * OpenAPI parts of the OpenAI-compatible audio routes (declared in `contract/routes.contract.ts`),
+ * under their own tag. Their errors are OpenAI's `{error: {message, type, param, code}}`, not
+ * Hark's envelope.
  */
 export const OPENAI_TAG = {
   name: 'OpenAI compatibility',
@@ -15,7 +16,6 @@ export const OPENAI_TAG = {
     'shape.',
 };
 
-const RATE: HeaderName[] = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const segment: Json = {
@@ -177,87 +177,50 @@ function errorResponse(description: string, headers: Json): Json {
   return { description, headers, content: { 'application/json': { schema: ref('OpenAiError') } } };
 }
 
-function audioOperation(operationId: string, summary: string, description: string): Json {
-  const rate = headerRefs(RATE);
-  return {
-    operationId,
-    summary,
-    description,
-    tags: [OPENAI_TAG.name],
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: ref('OpenAiAudioRequest'),
-          encoding: { file: { contentType: 'application/octet-stream' } },
-        },
-      },
+/** The request body of both audio routes. */
+export const OPENAI_AUDIO_REQUEST: Json = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: ref('OpenAiAudioRequest'),
+      encoding: { file: { contentType: 'application/octet-stream' } },
     },
-    responses: {
-      200: {
-        description:
-          '`json` and `verbose_json` as JSON; `text`, `srt` and `vtt` as `text/plain` (as OpenAI answers them).',
-        headers: rate,
-        content: {
-          'application/json': {
-            schema: { anyOf: [ref('OpenAiTranscription'), ref('OpenAiTranscriptionVerbose')] },
-          },
-          'text/plain': { schema: { type: 'string' } },
-        },
-      },
-      400: errorResponse(
-        '`invalid_request_error`: a missing or invalid parameter (`param` names it; an unknown `model` is ' +
-          '`model_not_found`), an empty or undecodable file, audio over 10 hours.',
-        rate,
-      ),
-      401: errorResponse('`invalid_request_error` / `invalid_api_key`: missing or invalid key.', rate),
-      409: errorResponse(
-        '`transcription_canceled`: the transcript was canceled while the request waited.',
-        rate,
-      ),
-      413: errorResponse('`file_too_large`: the file is over the configured maximum.', rate),
-      429: errorResponse(
-        '`requests` / `rate_limit_exceeded` (with `Retry-After`) or `concurrency_limit_exceeded`; ' +
-          '`insufficient_quota` / `insufficient_quota` when the account has no credits (with `x-should-retry: false`).',
-        headerRefs(RATE, ['Retry-After']),
-      ),
-      // Answered by the HTTP server before any route, so in Hark's envelope like everywhere.
-      431: { $ref: '#/components/responses/HeadersTooLarge' },
-      500: errorResponse(
-        '`server_error`: the transcription failed after its retries, or a service fault.',
-        headerRefs(['X-Request-Id'], RATE.slice(1)),
-      ),
-      504: errorResponse(
-        '`timeout_error` / `transcription_timeout`: still running HARK_OPENAI_WAIT_SECONDS (default 580) after the request arrived. ' +
-          'The message and `Location` name the transcript; GET it later.',
-        {
-          ...rate,
-          Location: {
-            description: '`/v1/transcripts/{id}` of the transcript.',
-            required: true,
-            schema: { type: 'string' },
-          },
-        },
-      ),
-    },
-  };
-}
+  },
+};
 
-export const OPENAI_PATHS: Json = {
-  '/v1/audio/transcriptions': {
-    post: audioOperation(
-      'createOpenAiTranscription',
-      'Transcribe audio (OpenAI-compatible)',
-      "OpenAI's `POST /audio/transcriptions`: the request waits for the transcript and answers in " +
-        '`response_format`.',
-    ),
-  },
-  '/v1/audio/translations': {
-    post: audioOperation(
-      'createOpenAiTranslation',
-      'Translate audio into English (OpenAI-compatible)',
-      "OpenAI's `POST /audio/translations` (whisper.cpp `--translate`): English text from speech in any " +
-        'language; `language` (an extension here) names the spoken one.',
-    ),
-  },
+const rate = headerRefs(RATE);
+
+/** The error responses of both audio routes, in OpenAI's shape. */
+export const OPENAI_AUDIO_RESPONSES: Record<number, Json> = {
+  400: errorResponse(
+    '`invalid_request_error`: a missing or invalid parameter (`param` names it; an unknown `model` is ' +
+      '`model_not_found`), an empty or undecodable file, audio over 10 hours.',
+    rate,
+  ),
+  401: errorResponse('`invalid_request_error` / `invalid_api_key`: missing or invalid key.', rate),
+  409: errorResponse('`transcription_canceled`: the transcript was canceled while the request waited.', rate),
+  413: errorResponse('`file_too_large`: the file is over the configured maximum.', rate),
+  429: errorResponse(
+    '`requests` / `rate_limit_exceeded` (with `Retry-After`) or `concurrency_limit_exceeded`; ' +
+      '`insufficient_quota` / `insufficient_quota` when the account has no credits (with `x-should-retry: false`).',
+    headerRefs(RATE, ['Retry-After']),
+  ),
+  // Answered by the HTTP server before any route, so in Hark's envelope like everywhere.
+  431: { $ref: '#/components/responses/HeadersTooLarge' },
+  500: errorResponse(
+    '`server_error`: the transcription failed after its retries, or a service fault.',
+    headerRefs(['X-Request-Id'], RATE.slice(1)),
+  ),
+  504: errorResponse(
+    '`timeout_error` / `transcription_timeout`: still running HARK_OPENAI_WAIT_SECONDS (default 580) after the request arrived. ' +
+      'The message and `Location` name the transcript; GET it later.',
+    {
+      ...rate,
+      Location: {
+        description: '`/v1/transcripts/{id}` of the transcript.',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+  ),
 };

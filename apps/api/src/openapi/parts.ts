@@ -73,6 +73,16 @@ export const HEADERS = {
 
 export type HeaderName = keyof typeof HEADERS;
 
+/** The headers of a rate-limited response. */
+export const RATE: readonly HeaderName[] = [
+  'X-Request-Id',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+];
+/** …and of an upload's responses, never cached. */
+export const NO_STORE: readonly HeaderName[] = [...RATE, 'Cache-Control'];
+
 /** `headers` of a response: references to `components.headers`. */
 export function headerRefs(names: readonly HeaderName[], optional: readonly HeaderName[] = []): Json {
   const out: Json = {};

@@ -1,19 +1,23 @@
 // POST /v1/audio/transcriptions, POST /v1/audio/translations (OpenAI-compatible)
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
-import multer from 'multer';
+import { type RouteLimit, keyedMount } from '../contract/mount';
+import { ROUTE, expressPath } from '../contract/routes.contract';
 import type { OpenAiAudioService } from '../services/openai-audio.service';
-import { OpenAiError, toOpenAiError } from '../services/openai-errors';
+import { toOpenAiError } from '../services/openai-errors';
 import type { AudioTask } from '../services/openai-request';
 
-const ROUTES: Record<string, AudioTask> = {
-  '/audio/transcriptions': 'transcribe',
-  '/audio/translations': 'translate',
-};
+const TASKS = [
+  [ROUTE.createOpenAiTranscription, 'transcribe'],
+  [ROUTE.createOpenAiTranslation, 'translate'],
+] as const satisfies readonly (readonly [unknown, AudioTask])[];
+
+/** Their paths under /v1 (`req.path` on the /v1 router). */
+const PATHS = new Set<string>(TASKS.map(([route]) => expressPath(route.path, '/v1')));
 
 /** Whether a request is one of these operations (their errors use OpenAI's shape). */
 export function isOpenAiAudioRequest(req: Request): boolean {
-  return req.method === 'POST' && Object.hasOwn(ROUTES, req.path);
+  return req.method === 'POST' && PATHS.has(req.path);
 }
 
 /**
@@ -34,48 +38,6 @@ export const openAiErrorHandler: ErrorRequestHandler = (err: unknown, req, res, 
   res.status(e.status).json(e.body());
 };
 
-function fileParser(maxFileBytes: number): RequestHandler {
-  const parse = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: maxFileBytes, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
-  }).single('file');
-  const megabytes = Math.round((maxFileBytes / 1024 / 1024) * 10) / 10;
-  return (req, res, next) => {
-    if (!req.is('multipart/form-data')) {
-      return next(
-        OpenAiError.invalid(
-          'The request must be multipart/form-data with a `file` part.',
-          null,
-          'invalid_content_type',
-        ),
-      );
-    }
-    parse(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const code = (err as { code?: string }).code;
-      if (code === 'LIMIT_FILE_SIZE') {
-        return next(
-          new OpenAiError(
-            413,
-            `Maximum content size limit (${maxFileBytes} bytes, ${megabytes} MiB) exceeded.`,
-            'invalid_request_error',
-            'file',
-            'file_too_large',
-            {
-              'x-should-retry': 'false',
-            },
-          ),
-        );
-      }
-      if (code === 'LIMIT_UNEXPECTED_FILE')
-        return next(
-          OpenAiError.invalid('Only one file, in the `file` field, is accepted.', 'file', 'unexpected_file'),
-        );
-      next(OpenAiError.invalid('The multipart body could not be read.', null, 'invalid_body'));
-    });
-  };
-}
-
 /** The wait bound counts from the request's arrival, before its body was read. */
 const arrival: RequestHandler = (_req, res, next) => {
   res.locals.openAiArrivedAt = Date.now();
@@ -83,16 +45,17 @@ const arrival: RequestHandler = (_req, res, next) => {
 };
 const arrivedAt = (res: Response): number => (res.locals.openAiArrivedAt as number | undefined) ?? Date.now();
 
+/** `parseFile`: the multipart parser (`audioFileParser` in middleware/body-parsers.ts). */
 export function openAiRoutes(
   audio: OpenAiAudioService,
-  limit: (route: string) => RequestHandler,
-  maxFileBytes: number,
+  limit: RouteLimit,
+  parseFile: RequestHandler,
 ): Router {
   const r = Router();
-  const parse = fileParser(maxFileBytes);
-  for (const [path, task] of Object.entries(ROUTES)) {
-    // Counted as creating a transcript: one rate limit for both ways of asking for one.
-    r.post(path, arrival, limit('POST /v1/transcripts'), parse, async (req, res) => {
+  const mount = keyedMount(r, limit);
+  for (const [route, task] of TASKS) {
+    // The contract counts these as creating a transcript (`limitAs`): one rate limit for both.
+    mount(route, { before: [arrival] }, parseFile, async (req, res) => {
       const closed = new AbortController();
       res.on('close', () => closed.abort());
       const file = req.file ? { buffer: req.file.buffer, size: req.file.size } : undefined;

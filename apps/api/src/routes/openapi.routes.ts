@@ -1,10 +1,13 @@
 // GET /v1/openapi.json (no key; limited per client address)
-import type { IRouter, RequestHandler } from 'express';
+import type { IRouter } from 'express';
+import { type RouteLimit, mounter } from '../contract/mount';
+import { ROUTE } from '../contract/routes.contract';
 import { buildOpenApiDocument } from '../openapi/document';
 
-export function openapiRoutes(r: IRouter, limit: RequestHandler): void {
+/** `limitByAddress`: the limiter of public routes, per client address. */
+export function openapiRoutes(r: IRouter, limitByAddress: RouteLimit): void {
   const doc = buildOpenApiDocument();
-  r.get('/v1/openapi.json', limit, (_req, res) => {
+  mounter(r, { base: '', auth: 'address', limit: limitByAddress })(ROUTE.getOpenApiDocument, (_req, res) => {
     res.json(doc);
   });
 }

@@ -1,11 +1,13 @@
 // GET /v1/transcripts/{id}/subtitles?format=srt|vtt|txt
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
+import { type RouteLimit, keyedMount } from '../contract/mount';
+import { ROUTE } from '../contract/routes.contract';
 import { SUBTITLE_CONTENT_TYPES, parseSubtitlesQuery } from '../schemas/subtitles.schemas';
 import type { SubtitleService } from '../services/subtitle.service';
 
-export function subtitleRoutes(subtitles: SubtitleService, limit: (route: string) => RequestHandler): Router {
+export function subtitleRoutes(subtitles: SubtitleService, limit: RouteLimit): Router {
   const r = Router();
-  r.get('/transcripts/:id/subtitles', limit('GET /v1/transcripts/{id}/subtitles'), async (req, res) => {
+  keyedMount(r, limit)(ROUTE.getTranscriptSubtitles, async (req, res) => {
     const { format, ...opts } = parseSubtitlesQuery(req.query as Record<string, unknown>);
     const id = String(req.params.id);
     const body = await subtitles.export(req.auth!.accountId, id, format, opts);

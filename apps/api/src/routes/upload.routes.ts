@@ -1,6 +1,8 @@
 // POST /v1/uploads, GET /v1/uploads/{id}, PUT /v1/uploads/{id}
 import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { type RouteLimit, keyedMount } from '../contract/mount';
+import { ROUTE } from '../contract/routes.contract';
 import { UploadQuery } from '../schemas/upload.schemas';
 import type { UploadService } from '../services/upload.service';
 
@@ -20,14 +22,15 @@ function closeAfter(res: Response, e: unknown): never {
   throw e;
 }
 
-export function uploadRoutes(uploads: UploadService, limit: (route: string) => RequestHandler): Router {
+export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router {
   const r = Router();
+  const mount = keyedMount(r, limit);
   const noStore: RequestHandler = (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
   };
 
-  r.post('/uploads', limit('POST /v1/uploads'), noStore, async (req, res) => {
+  mount(ROUTE.createUpload, noStore, async (req, res) => {
     const q = parseQueryOrThrow(UploadQuery, req.query);
     const expectedBytes = q.expectedBytes === undefined ? null : Number(q.expectedBytes);
     if (expectedBytes !== null && expectedBytes > LIMITS.maxUploadBytes) {
@@ -44,11 +47,11 @@ export function uploadRoutes(uploads: UploadService, limit: (route: string) => R
     res.status(201).json({ data: upload });
   });
 
-  r.get('/uploads/:id', limit('GET /v1/uploads/{id}'), noStore, async (req, res) => {
+  mount(ROUTE.getUpload, noStore, async (req, res) => {
     res.json({ data: await uploads.get(req.auth!.accountId, String(req.params.id)) });
   });
 
-  r.put('/uploads/:id', limit('PUT /v1/uploads/{id}'), noStore, async (req, res) => {
+  mount(ROUTE.appendUploadChunk, noStore, async (req, res) => {
     const upload = await uploads
       .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req))
       .catch((e: unknown) => closeAfter(res, e));

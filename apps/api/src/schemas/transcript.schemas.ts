@@ -1,5 +1,5 @@
-import { LIMITS } from '@hark/core';
-import { Type } from '@sinclair/typebox';
+import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** Request schemas for transcripts. `x-error` is the stable key reported in `fields`. */
 const term = { minLength: 1, maxLength: LIMITS.glossaryMaxTermChars };
@@ -81,6 +81,23 @@ export const ListTranscriptsQuery = Type.Object({
   since: Type.Optional(Type.String(dateTime)),
   until: Type.Optional(Type.String(dateTime)),
 });
+
+export type ListTranscriptsOptions = Omit<Static<typeof ListTranscriptsQuery>, 'page' | 'perPage'> & {
+  page: number;
+  perPage: number;
+};
+
+/** GET /v1/transcripts: the query's keys, then `page` and `perPage` within their ranges (defaults filled in). */
+export function parseListTranscriptsQuery(query: Record<string, unknown>): ListTranscriptsOptions {
+  const q = parseQueryOrThrow(ListTranscriptsQuery, query);
+  const fields: Record<string, string> = {};
+  const page = q.page === undefined ? 1 : Number(q.page);
+  const perPage = q.perPage === undefined ? LIMITS.perPageDefault : Number(q.perPage);
+  if (page < 1 || page > LIMITS.pageMax) fields.page = 'page_invalid';
+  if (perPage < 1 || perPage > LIMITS.perPageMax) fields.perPage = 'per_page_invalid';
+  if (Object.keys(fields).length) throw HarkError.validation(fields);
+  return { ...q, page, perPage };
+}
 
 export const GetTranscriptQuery = Type.Object({
   wait: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}$', 'x-error': 'wait_invalid' })),

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Db } from '@hark/db';
 import type { AuthContext } from '../context';
+import { parseCreateTranscript } from '../schemas/create-transcript';
 import { OpenAiError, transcriptCanceled, transcriptFailure, transcriptTimedOut } from './openai-errors';
 import { type FinishedTranscript, type FormattedBody, formatTranscription } from './openai-format';
 import { type AudioTask, parseAudioRequest } from './openai-request';
@@ -63,8 +64,7 @@ export class OpenAiAudioService {
     const created = await this.transcripts.create(
       auth.accountId,
       auth.apiKeyId,
-      { ...req.createBody, uploadId: upload.id },
-      undefined,
+      parseCreateTranscript({ ...req.createBody, uploadId: upload.id }),
       { task, prompt: req.prompt, temperature: req.temperature },
     );
     const id = created.transcript.id;

@@ -1,6 +1,6 @@
-import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
+import { HarkError } from '@hark/core';
 import type { Db, Prisma } from '@hark/db';
-import { ListTranscriptsQuery } from '../schemas/transcript.schemas';
+import type { ListTranscriptsOptions } from '../schemas/transcript.schemas';
 import type { ListCursorCodec } from './list-cursor';
 import { TRANSCRIPT_SELECT, transcriptListItem } from './transcript-view';
 
@@ -11,15 +11,8 @@ export class TranscriptListService {
     private readonly cursors: ListCursorCodec,
   ) {}
 
-  async list(accountId: string, query: Record<string, unknown>) {
-    const q = parseQueryOrThrow(ListTranscriptsQuery, query);
-    const fields: Record<string, string> = {};
-    const page = q.page === undefined ? 1 : Number(q.page);
-    const perPage = q.perPage === undefined ? LIMITS.perPageDefault : Number(q.perPage);
-    if (page < 1 || page > LIMITS.pageMax) fields.page = 'page_invalid';
-    if (perPage < 1 || perPage > LIMITS.perPageMax) fields.perPage = 'per_page_invalid';
-    if (Object.keys(fields).length) throw HarkError.validation(fields);
-
+  async list(accountId: string, q: ListTranscriptsOptions) {
+    const { page, perPage } = q;
     const where: Prisma.TranscriptWhereInput = {
       accountId,
       deletedAt: null,

@@ -1,26 +1,18 @@
 import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
-import {
-  HarkError,
-  LIMITS,
-  containsNul,
-  costForSeconds,
-  newId,
-  normaliseLanguage,
-  parseOrThrow,
-} from '@hark/core';
+import { HarkError, LIMITS, costForSeconds, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { checkUrlShape } from '@hark/http';
 import { cancelTranscript, feedAccount, feedAccountNow } from '@hark/transcripts';
-import type { Static } from '@sinclair/typebox';
+import {
+  type CreateTranscriptInput,
+  type CreateTranscriptRequest,
+  parseCreateTranscript,
+} from '../schemas/create-transcript';
 import { CreateTranscriptBody } from '../schemas/transcript.schemas';
 import type { CompletionWaiter } from './completion-waiter';
 import type { TranscriptQueue } from './transcript-queue';
 import { TRANSCRIPT_SELECT, transcriptView } from './transcript-view';
 import type { BlobStore } from '@hark/storage';
-
-export type CreateInput = Static<typeof CreateTranscriptBody>;
-type Speakers = true | number | { min: number; max: number } | null;
 
 export interface TranscriptServiceConfig {
   ratePerHour: string;
@@ -48,16 +40,6 @@ export interface CreateResult {
 
 const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
 
-function parseSpeakers(v: CreateInput['speakers']): Speakers {
-  if (v === undefined || v === false) return null;
-  if (v === true || typeof v === 'number') return v;
-  const [min, max] = v.split('-').map(Number) as [number, number];
-  return { min, max };
-}
-
-/** An http(s) URL without credentials (the webhook's public-address check adds DNS). */
-const isHttpUrl = (v: string): boolean => checkUrlShape(v).ok;
-
 /** Transcript use cases for the API: create, read, wait, cancel, delete. */
 export class TranscriptService {
   constructor(
@@ -68,52 +50,20 @@ export class TranscriptService {
     private readonly cfg: TranscriptServiceConfig,
   ) {}
 
-  /** Full validation: schema keys, cross-field rules, then the webhook's DNS check. */
-  async validate(
-    body: unknown,
-    idempotencyKey?: unknown,
-  ): Promise<CreateInput & { speakersParsed: Speakers; languageCode: string | null }> {
-    const fields: Record<string, string> = {};
-    if (
-      idempotencyKey !== undefined &&
-      (typeof idempotencyKey !== 'string' ||
-        idempotencyKey.length === 0 ||
-        idempotencyKey.length > LIMITS.idempotencyKeyMaxChars ||
-        containsNul(idempotencyKey)) // stored in Postgres text; Node's parser refuses it first today
-    ) {
-      fields.idempotencyKey = 'idempotency_key_invalid';
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw HarkError.validation({ ...fields, body: 'body_invalid' });
-    }
-    try {
-      parseOrThrow(CreateTranscriptBody, body);
-    } catch (e) {
-      if (!(e instanceof HarkError) || !e.fields) throw e;
-      Object.assign(fields, e.fields);
-    }
-    const b = body as CreateInput;
-    if ((b.url === undefined) === (b.uploadId === undefined)) fields.url = 'url_or_upload_id';
-    else if (b.url !== undefined && !fields.url && !isHttpUrl(b.url)) fields.url = 'url_invalid';
-    let languageCode: string | null = null;
-    if (typeof b.language === 'string' && !fields.language) {
-      languageCode = normaliseLanguage(b.language);
-      if (!languageCode) fields.language = 'language_invalid';
-    }
-    if (typeof b.speakers === 'string' && !fields.speakers) {
-      const [min, max] = b.speakers.split('-').map(Number) as [number, number];
-      if (min > max) fields.speakers = 'speakers_invalid';
-    }
-    if (typeof b.webhookUrl === 'string' && !fields.webhookUrl && !isHttpUrl(b.webhookUrl)) {
-      fields.webhookUrl = 'webhook_url_invalid';
-    }
-    if (b.reuseIfIdentical === true && b.url !== undefined && !fields.url)
-      fields.reuseIfIdentical = 'reuse_needs_sha256';
-    if (Object.keys(fields).length === 0 && b.webhookUrl !== undefined) {
-      if (!(await this.cfg.isAllowedWebhookUrl(b.webhookUrl))) fields.webhookUrl = 'webhook_url_invalid';
-    }
-    if (Object.keys(fields).length > 0) throw HarkError.validation(fields);
-    return { ...b, speakersParsed: parseSpeakers(b.speakers), languageCode };
+  /**
+   * Full validation of a raw request without creating anything: the schema layer's parse
+   * (`parseCreateTranscript`), then the webhook's DNS check.
+   */
+  async validate(body: unknown, idempotencyKey?: unknown): Promise<CreateTranscriptRequest> {
+    const request = parseCreateTranscript(body, idempotencyKey);
+    await this.checkWebhookUrl(request.input);
+    return request;
+  }
+
+  /** The webhook must reach a public address (a DNS look-up, so not part of the parse). */
+  private async checkWebhookUrl(input: CreateTranscriptInput): Promise<void> {
+    if (input.webhookUrl !== undefined && !(await this.cfg.isAllowedWebhookUrl(input.webhookUrl)))
+      throw HarkError.validation({ webhookUrl: 'webhook_url_invalid' });
   }
 
   /**
@@ -126,12 +76,10 @@ export class TranscriptService {
   async create(
     accountId: string,
     apiKeyId: string,
-    body: unknown,
-    rawIdempotencyKey?: unknown,
+    { input, idempotencyKey }: CreateTranscriptRequest,
     engine?: TranscriptEngineOptions,
   ): Promise<CreateResult> {
-    const input = await this.validate(body, rawIdempotencyKey);
-    const idempotencyKey = rawIdempotencyKey as string | undefined;
+    await this.checkWebhookUrl(input);
     const upload = input.uploadId
       ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true)
       : null;
@@ -229,7 +177,7 @@ export class TranscriptService {
     tx: Prisma.TransactionClient,
     accountId: string,
     sha256: string,
-    input: Awaited<ReturnType<TranscriptService['validate']>>,
+    input: CreateTranscriptInput,
   ): Promise<string | null> {
     const candidates = await tx.transcript.findMany({
       where: { accountId, audioSha256: sha256, status: { in: ['processing', 'done'] }, deletedAt: null },
@@ -363,7 +311,7 @@ async function claimIdempotencyKey(
 }
 
 /** "Same body" = same parsed fields, whatever the content type (JSON, form, multipart). */
-function canonicalHash(input: CreateInput): string {
+function canonicalHash(input: CreateTranscriptInput): string {
   const fields: Record<string, unknown> = {};
   for (const k of Object.keys(CreateTranscriptBody.properties).sort()) {
     const v = (input as Record<string, unknown>)[k];
