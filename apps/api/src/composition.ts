@@ -62,6 +62,7 @@ export function composeServices(deps: ApiDeps): ApiServices {
     isAllowedWebhookUrl: async (url) =>
       (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,
   });
+  const replays = new WebhookReplayQueue(deps.redis, config.redisPrefix);
   const draining = new AbortController();
   const board = config.operatorToken
     ? queueBoard(deps.redis, config.redisPrefix, config.operatorToken)
@@ -75,7 +76,7 @@ export function composeServices(deps: ApiDeps): ApiServices {
     transcripts,
     lists: new TranscriptListService(deps.db, new ListCursorCodec(config.secret)),
     subtitles: new SubtitleService(deps.db, (a, id) => transcripts.retryAfterSeconds(a, id)),
-    deliveries: new WebhookDeliveryService(deps.db, new WebhookReplayQueue(deps.redis, config.redisPrefix)),
+    deliveries: new WebhookDeliveryService(deps.db, replays),
     // OpenAI-compatible audio routes: ordinary transcripts underneath.
     audio: new OpenAiAudioService(deps.db, uploads, transcripts, {
       models: ['whisper-1', config.modelName],
@@ -85,7 +86,13 @@ export function composeServices(deps: ApiDeps): ApiServices {
     board,
     beginDrain: () => draining.abort(),
     close: async () => {
-      await Promise.allSettled([waiter.close(), queue.close(), board?.close(), uploadHashing.close()]);
+      await Promise.allSettled([
+        waiter.close(),
+        queue.close(),
+        replays.close(),
+        board?.close(),
+        uploadHashing.close(),
+      ]);
     },
   };
 }
