@@ -4,11 +4,11 @@
 // the benches and the fault suite load outside jest.
 //
 //   const api = apiTest({ start: () => startTestApi(), account: { toppedUp: true } });
-//   it('...', () => request(api.app).get('/v1/balance').set(api.account.auth));
+//   it('...', () => request(api.app).get('/v1/balance').set(api.auth));
 //
 // The apps' own test helpers bind the in-process parts (apps/api/test/helpers.ts `apiTest`,
-// apps/worker/test/worker-test-env.ts `workerTest`): this package cannot import the apps, whose
-// tests import it.
+// apps/worker/test/worker-test-env.ts `workerTest`, apps/webhook-dispatcher/test/dispatcher-env.ts
+// `dispatcherTest`): this package cannot import the apps, whose tests import it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,7 +106,12 @@ export function apiTest<A extends ApiUnderTest>(opts: {
     async () => {
       const api = await opts.start();
       const newAccount = (o?: AccountOptions) => createTestAccount(api.db, api.secret, o);
-      const account = opts.account ? await newAccount(opts.account) : undefined;
+      const account = opts.account
+        ? await newAccount(opts.account).catch(async (e: unknown) => {
+            await api.close();
+            throw e;
+          })
+        : undefined;
       const theAccount = (): TestAccount => {
         if (!account) throw new Error('apiTest was given no `account` option');
         return account;
@@ -219,56 +224,62 @@ export interface Stack {
  */
 export function stackTest(opts: StackOptions): Stack {
   const started: AppProcess[] = [];
+  const stop = async (signal: NodeJS.Signals) => {
+    for (const p of started) p.kill(signal);
+    return Promise.all(started.map((p) => p.exited));
+  };
   return fixture(
-    async () => {
-      const root = await mkdtemp(path.join(tmpdir(), `hark-${opts.name}-`));
-      const env: Env = {
-        PORT: '0',
-        HARK_STORAGE_DIR: root,
-        HARK_TMP_DIR: path.join(root, 'tmp'),
-        HARK_REDIS_PREFIX: `hark-${opts.name}-${process.pid}`,
-        WHISPER_BIN: testEngine.whisperBin,
-        WHISPER_MODEL: testEngine.whisperModel,
-        HARK_RETENTION_SWEEP_MS: '0',
-        ...(await opts.env?.(root)),
-      };
-      const start = (name: Parameters<typeof startApp>[0], extra: Env) => {
-        const p = startApp(name, { ...env, ...extra });
-        started.push(p);
-        return p;
-      };
-      const workerEnv = opts.workerEnv;
-      const worker = workerEnv === false ? undefined : start('worker', workerEnv?.(root) ?? {});
-      const dispatcher = opts.dispatcher ? start('webhook-dispatcher', {}) : undefined;
-      const api = await startApiProcess(
-        { ...env, ...opts.apiEnv?.(root) },
-        { started: (p) => started.push(p) },
-      );
-      const workerReady = await worker?.waitForLog('worker ready', opts.workerReadyMs ?? 30_000);
-      await dispatcher?.waitForLog('dispatcher ready', 20_000);
-      const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
-      const stack = {
-        root,
-        env,
-        api,
-        base: api.base,
-        db,
-        newAccount: (o?: AccountOptions) => createTestAccount(db, process.env.HARK_SECRET!, o),
-      };
-      return Object.defineProperties(stack, {
-        worker: present(worker, 'worker'),
-        workerReady: present(workerReady, 'worker'),
-        dispatcher: present(dispatcher, 'dispatcher'),
-      }) as Stack;
-    },
+    () =>
+      startStack(opts, started).catch(async (e: unknown) => {
+        await stop('SIGKILL'); // a set-up that failed half-way leaves no process behind
+        throw e;
+      }),
     async (stack) => {
-      for (const p of started) p.kill('SIGTERM');
-      for (const p of started) expect(await p.exited).toBe(0);
+      for (const code of await stop('SIGTERM')) expect(code).toBe(0);
       await stack.db.$disconnect();
       await rm(stack.root, { recursive: true, force: true });
     },
     opts.setupMs,
   );
+}
+
+async function startStack(opts: StackOptions, started: AppProcess[]): Promise<Stack> {
+  const root = await mkdtemp(path.join(tmpdir(), `hark-${opts.name}-`));
+  const env: Env = {
+    PORT: '0',
+    HARK_STORAGE_DIR: root,
+    HARK_TMP_DIR: path.join(root, 'tmp'),
+    HARK_REDIS_PREFIX: `hark-${opts.name}-${process.pid}`,
+    WHISPER_BIN: testEngine.whisperBin,
+    WHISPER_MODEL: testEngine.whisperModel,
+    HARK_RETENTION_SWEEP_MS: '0',
+    ...(await opts.env?.(root)),
+  };
+  const start = (name: Parameters<typeof startApp>[0], extra: Env) => {
+    const p = startApp(name, { ...env, ...extra });
+    started.push(p);
+    return p;
+  };
+  const workerEnv = opts.workerEnv;
+  const worker = workerEnv === false ? undefined : start('worker', workerEnv?.(root) ?? {});
+  const dispatcher = opts.dispatcher ? start('webhook-dispatcher', {}) : undefined;
+  const api = await startApiProcess({ ...env, ...opts.apiEnv?.(root) }, { started: (p) => started.push(p) });
+  const workerReady = await worker?.waitForLog('worker ready', opts.workerReadyMs ?? 30_000);
+  await dispatcher?.waitForLog('dispatcher ready', 20_000);
+  const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
+  const stack = {
+    root,
+    env,
+    api,
+    base: api.base,
+    db,
+    newAccount: (o?: AccountOptions) => createTestAccount(db, process.env.HARK_SECRET!, o),
+  };
+  return Object.defineProperties(stack, {
+    worker: present(worker, 'worker'),
+    workerReady: present(workerReady, 'worker'),
+    dispatcher: present(dispatcher, 'dispatcher'),
+  }) as Stack;
 }
 
 /** A property that reads `value`, or throws where the stack has none. */
