@@ -1,18 +1,14 @@
 import request from 'supertest';
 import { revokeApiKey } from '@hark/billing';
 import { createTestAccount, waitFor } from '@hark/testing';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope, startTestApi } from './helpers';
 
-let api: TestApi;
-beforeAll(() => {
-  api = startTestApi();
-});
-afterAll(() => api.close());
+const api = apiTest();
 
 describe('bearer authentication', () => {
   it('every bad key gets the identical 401', async () => {
-    const acct = await createTestAccount(api.db, api.deps.config.secret);
-    const revoked = await createTestAccount(api.db, api.deps.config.secret);
+    const acct = await api.newAccount();
+    const revoked = await api.newAccount();
     await revokeApiKey(api.db, revoked.apiKeyId);
     const cases: Record<string, string | undefined> = {
       missing: undefined,
@@ -45,19 +41,19 @@ describe('bearer authentication', () => {
   it.each(['bearer', 'BEARER', 'bEaReR'])(
     'the scheme is case-insensitive (RFC 9110): %s <key>',
     async (scheme) => {
-      const acct = await createTestAccount(api.db, api.deps.config.secret);
+      const acct = await api.newAccount();
       await request(api.app).get('/v1/balance').set('Authorization', `${scheme} ${acct.apiKey}`).expect(200);
     },
   );
 
   it('more than one space between the scheme and the key is accepted', async () => {
-    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    const acct = await api.newAccount();
     await request(api.app).get('/v1/balance').set('Authorization', `Bearer   ${acct.apiKey}`).expect(200);
   });
 
   it('a revoked key stops working within the auth cache time (default 2 s)', async () => {
     expect(api.deps.config.authCacheMs).toBe(2000);
-    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    const acct = await api.newAccount();
     await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
     await revokeApiKey(api.db, acct.apiKeyId);
     const revokedAt = Date.now();
@@ -82,7 +78,7 @@ describe('bearer authentication', () => {
   });
 
   it('stored keys are HMACs: no column holds the key or its SHA-256', async () => {
-    const acct = await createTestAccount(api.db, api.deps.config.secret);
+    const acct = await api.newAccount();
     const row = await api.db.apiKey.findUniqueOrThrow({ where: { id: acct.apiKeyId } });
     const { createHash } = await import('node:crypto');
     const dump = JSON.stringify(row);

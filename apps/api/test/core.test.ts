@@ -1,22 +1,14 @@
 import request from 'supertest';
 import { topUp } from '@hark/billing';
 import type { PgPool } from '@hark/db';
-import { createTestAccount, type TestAccount } from '@hark/testing';
 import { BalanceService } from '../src/services/balance.service';
-import { REQUEST_ID, envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, REQUEST_ID, envelope, startTestApi } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { credits: '12.5' });
-});
-afterAll(() => api.close());
+const api = apiTest({ account: { credits: '12.5' } });
 
 describe('envelope and request id', () => {
   it('success: {data} with X-Request-Id and rate-limit headers', async () => {
-    const res = await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    const res = await request(api.app).get('/v1/balance').set(api.auth).expect(200);
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
     expect(res.body).toEqual({ data: { currency: 'USD', total: 12.5, reserved: 0, available: 12.5 } });
     expect(res.headers['ratelimit-limit']).toBe('1200');
@@ -37,7 +29,7 @@ describe('envelope and request id', () => {
   });
 
   it('unknown route under /v1: 404 not_found envelope, id in header and body agree', async () => {
-    const res = await request(api.app).get('/v1/nope').set(acct.auth).expect(404);
+    const res = await request(api.app).get('/v1/nope').set(api.auth).expect(404);
     expect(res.body).toEqual(envelope('not_found', false));
     expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
     expect(res.headers['ratelimit-limit']).toBeDefined();
@@ -52,7 +44,7 @@ describe('envelope and request id', () => {
   it('unexpected error (Postgres unreachable): 500 internal, retryable, no stack trace', async () => {
     const broken = startTestApi({ databaseUrl: 'postgresql://hark@127.0.0.1:1/none' });
     try {
-      const res = await request(broken.app).get('/v1/balance').set(acct.auth).expect(500);
+      const res = await request(broken.app).get('/v1/balance').set(api.auth).expect(500);
       expect(res.body).toEqual(envelope('internal', true));
       expect(JSON.stringify(res.body)).not.toMatch(/at \w+ \(|ECONNREFUSED|127\.0\.0\.1/);
     } finally {
@@ -81,9 +73,7 @@ describe('health', () => {
 
 describe('balance and limits', () => {
   it('reads made together go out as one query, each answered with its own account', async () => {
-    const accounts = await Promise.all(
-      ['1.25', '2.5', '7'].map((credits) => createTestAccount(api.db, api.deps.config.secret, { credits })),
-    );
+    const accounts = await Promise.all(['1.25', '2.5', '7'].map((credits) => api.newAccount({ credits })));
     let queries = 0;
     const counting = {
       query: (...args: Parameters<PgPool['query']>) => {
@@ -103,7 +93,7 @@ describe('balance and limits', () => {
   });
 
   it('a balance read sees a top-up that finished before it, also while other reads are running', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { credits: '1' });
+    const a = await api.newAccount({ credits: '1' });
     const before = Array.from({ length: 8 }, () => request(api.app).get('/v1/balance').set(a.auth));
     await topUp(api.db, a.accountId, '2.5');
     const after = await Promise.all(
@@ -115,7 +105,7 @@ describe('balance and limits', () => {
   });
 
   it('limits match the spec table and reflect the concurrency limit', async () => {
-    const res = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
+    const res = await request(api.app).get('/v1/limits').set(api.auth).expect(200);
     expect(res.body.data).toEqual({
       audio: { maxDurationSeconds: 36000, formats: expect.arrayContaining(['wav', 'mp3', 'flac', 'mp4']) },
       upload: {
@@ -133,7 +123,7 @@ describe('balance and limits', () => {
       ],
       idempotencyKeyMaxChars: 64,
     });
-    const paid = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const paid = await api.newAccount({ toppedUp: true });
     const res2 = await request(api.app).get('/v1/limits').set(paid.auth).expect(200);
     expect(res2.body.data.concurrency).toEqual({ maxRunning: null });
   });

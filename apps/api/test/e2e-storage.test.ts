@@ -1,29 +1,18 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createDb } from '@hark/db';
 import { createS3Client } from '@hark/storage';
-import {
-  type AppProcess,
-  REPO_ROOT,
-  createTestAccount,
-  s3TestBucket,
-  startApp,
-  waitFor,
-} from '@hark/testing';
+import { s3TestBucket, testAudio, waitFor } from '@hark/testing';
+import { stackTest } from '@hark/testing/jest';
 
 // The API and a worker as separate processes, each with its own local folders. With the S3
 // driver they share nothing on disk: the upload goes up in chunks (one interrupted), the
 // worker fetches it into its own scratch folder, transcribes, and the deletion erases the
 // objects. With the local driver the store is the one folder they share, as before.
-const shared = path.resolve(REPO_ROOT, '../shared');
-const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
-afterAll(() => db.$disconnect());
 const MiB = 1 << 20;
 
 /** jfk.wav (11 s) as 96 kHz stereo float: about 8 MiB, so the upload spans S3 parts. */
@@ -33,7 +22,7 @@ async function bigWav(dir: string): Promise<Buffer> {
     '-v',
     'error',
     '-i',
-    path.join(shared, 'audio/jfk.wav'),
+    testAudio.jfkWav,
     '-ar',
     '96000',
     '-ac',
@@ -48,65 +37,36 @@ async function bigWav(dir: string): Promise<Buffer> {
 describe.each(['s3', 'local'] as const)(
   'uploads through the %s driver, API and worker on separate folders',
   (driver) => {
-    let api: AppProcess;
-    let worker: AppProcess;
-    let base: string;
-    let dirs: { api: string; worker: string; workerTmp: string };
     let bucket: Awaited<ReturnType<typeof s3TestBucket>> | null = null;
-
-    beforeAll(async () => {
-      const root = await mkdtemp(path.join(tmpdir(), `hark-e2e-${driver}-`));
-      dirs = {
-        api: path.join(root, 'api'),
-        worker: path.join(root, 'worker'),
-        workerTmp: path.join(root, 'worker-tmp'),
-      };
-      bucket = driver === 's3' ? await s3TestBucket() : null;
-      const env = {
-        PORT: '0',
-        HARK_REDIS_PREFIX: `hark-e2e-${driver}-${process.pid}`,
-        WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-        WHISPER_MODEL: process.env.WHISPER_MODEL ?? path.join(shared, 'models/for-tests-ggml-base.en.bin'),
-        HARK_RETENTION_SWEEP_MS: '0',
-        ...(bucket?.env ?? {}),
-      };
+    const dirs = (root: string) => ({
+      api: path.join(root, 'api'),
+      worker: path.join(root, 'worker'),
+      workerTmp: path.join(root, 'worker-tmp'),
+    });
+    const stack = stackTest({
+      name: `e2e-${driver}`,
+      env: async () => {
+        bucket = driver === 's3' ? await s3TestBucket() : null;
+        return bucket?.env ?? {};
+      },
       // S3: each process its own folder. Local: the store is the folder both must share.
-      api = startApp('api', { ...env, HARK_STORAGE_DIR: dirs.api, HARK_TMP_DIR: path.join(root, 'api-tmp') });
-      worker = startApp('worker', {
-        ...env,
-        HARK_STORAGE_DIR: driver === 's3' ? dirs.worker : dirs.api,
-        HARK_TMP_DIR: dirs.workerTmp,
+      apiEnv: (root) => ({ HARK_STORAGE_DIR: dirs(root).api, HARK_TMP_DIR: path.join(root, 'api-tmp') }),
+      workerEnv: (root) => ({
+        HARK_STORAGE_DIR: driver === 's3' ? dirs(root).worker : dirs(root).api,
+        HARK_TMP_DIR: dirs(root).workerTmp,
         HARK_MODEL_CACHE_DIR: path.join(root, 'worker-models'),
-      });
-      const listening = await api.waitForLog('api listening');
-      expect(listening.storage).toMatch(driver === 's3' ? /^s3 \(bucket hark-test-/ : /^local /);
-      base = `http://127.0.0.1:${listening.port as number}/v1`;
-      expect((await worker.waitForLog('worker ready', 30_000)).storage).toMatch(
-        driver === 's3' ? /^s3 / : /^local /,
-      );
+      }),
     });
-    afterAll(async () => {
-      api.kill('SIGTERM');
-      worker.kill('SIGTERM');
-      expect(await api.exited).toBe(0);
-      expect(await worker.exited).toBe(0);
+    beforeAll(() => {
+      expect(stack.api.listening.storage).toMatch(driver === 's3' ? /^s3 \(bucket hark-test-/ : /^local /);
+      expect(stack.workerReady.storage).toMatch(driver === 's3' ? /^s3 / : /^local /);
     });
-
-    async function call(method: string, p: string, auth: Record<string, string>, body?: Buffer | object) {
-      const res = await fetch(`${base}${p}`, {
-        method,
-        headers: {
-          ...auth,
-          ...(body && !Buffer.isBuffer(body) ? { 'Content-Type': 'application/json' } : {}),
-        },
-        ...(body ? { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}),
-      });
-      return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
-    }
+    const call = (method: string, p: string, auth: Record<string, string>, body?: Buffer | object) =>
+      stack.api.call(method, p, auth, body);
 
     /** Sends `head` of a chunk announced as `announced` bytes, then drops the connection. */
     async function interruptedPut(id: string, auth: Record<string, string>, head: Buffer, announced: number) {
-      const url = new URL(`${base}/uploads/${id}`);
+      const url = new URL(`${stack.base}/uploads/${id}`);
       const req = http.request({
         host: url.hostname,
         port: url.port,
@@ -120,8 +80,8 @@ describe.each(['s3', 'local'] as const)(
     }
 
     it('chunks with an interruption, transcribe, erase', async () => {
-      const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true, credits: 100 });
-      const audio = await bigWav(path.dirname(dirs.api));
+      const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
+      const audio = await bigWav(stack.root);
       expect(audio.length).toBeGreaterThan(7 * MiB);
       const sha = createHash('sha256').update(audio).digest('hex');
       const first = audio.subarray(0, 3 * MiB + 123);
@@ -166,15 +126,15 @@ describe.each(['s3', 'local'] as const)(
       // The worker checked the declared sha256 against what it fetched (audio_mismatch otherwise).
       expect(t).toMatchObject({ status: 'done', error: null, durationSeconds: 11 });
       // The job's scratch folder goes with the job (removed just after the transcript is marked done).
-      await waitFor(async () => (await readdir(dirs.workerTmp).catch(() => [])).length === 0, {
+      await waitFor(async () => (await readdir(dirs(stack.root).workerTmp).catch(() => [])).length === 0, {
         timeout: 5000,
         message: "the worker's scratch folder to be emptied",
       });
 
       if (driver === 's3') {
         // Nothing of the upload ever touched the API's or the worker's own folders.
-        expect(await readdir(dirs.api).catch(() => [])).toEqual([]);
-        expect(await readdir(dirs.worker).catch(() => [])).toEqual([]);
+        expect(await readdir(dirs(stack.root).api).catch(() => [])).toEqual([]);
+        expect(await readdir(dirs(stack.root).worker).catch(() => [])).toEqual([]);
         const s3 = createS3Client(bucket!.settings);
         // S3Proxy's filesystem backend lists the folder under the prefix as `uploads/`.
         const names = async () =>
@@ -188,9 +148,9 @@ describe.each(['s3', 'local'] as const)(
         expect(mpus.Uploads ?? []).toEqual([]);
         s3.destroy();
       } else {
-        expect(await readdir(dirs.api)).toEqual([id]);
+        expect(await readdir(dirs(stack.root).api)).toEqual([id]);
         expect((await call('DELETE', `/transcripts/${tid}`, acct.auth)).status).toBe(200);
-        expect(await readdir(dirs.api)).toEqual([]);
+        expect(await readdir(dirs(stack.root).api)).toEqual([]);
       }
       expect((await call('GET', `/uploads/${id}`, acct.auth)).status).toBe(404);
     });

@@ -1,23 +1,19 @@
 import { type CatalogQueue, catalogQueue } from '@hark/queue';
-import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
+import { type TestAccount, checkAccountInvariants } from '@hark/testing';
+import { teardownFirst } from '@hark/testing/jest';
 import request from 'supertest';
-import { startTestApi, type TestApi } from './helpers';
+import { apiTest } from './helpers';
 
 // The API's side of fair scheduling: a create enters the queue only while its account has no
 // job waiting there (HARK_QUEUED_PER_ACCOUNT, default 1); the others are held in Postgres.
-let api: TestApi;
+const api = apiTest();
 let queue: CatalogQueue<'transcribe'>;
-
 beforeAll(() => {
-  api = startTestApi();
   queue = catalogQueue('transcribe', api.redis, api.deps.config.redisPrefix);
 });
-afterAll(async () => {
-  await queue.close();
-  await api.close();
-});
+teardownFirst(api, () => queue.close());
 
-const account = () => createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+const account = () => api.newAccount({ toppedUp: true, credits: 1000 });
 
 async function create(acct: TestAccount): Promise<string> {
   const res = await request(api.app)

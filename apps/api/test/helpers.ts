@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@hark/db';
+import { waitFor } from '@hark/testing';
+import { type AccountOptions, type ApiFixture, apiTest as apiFixture } from '@hark/testing/jest';
 import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import request from 'supertest';
 import { createApp } from '../src/app';
 import { type ApiConfig, loadApiConfig } from '../src/config';
 import type { ApiDeps } from '../src/context';
@@ -16,6 +21,14 @@ export interface TestApi {
   deps: ApiDeps;
   db: Db;
   redis: Redis;
+  secret: string;
+  /** Serves the app on 127.0.0.1 (for requests whose bodies supertest cannot shape); its port. */
+  listen(): Promise<number>;
+  /** POST /v1/transcripts (an https URL unless `body` says otherwise) as `account`: the new id. */
+  createTranscript(
+    account: { auth: Record<string, string> },
+    body?: Record<string, unknown>,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -36,18 +49,90 @@ export function startTestApi(
   const deps = buildApiDeps({ ...config, dbPoolSize: 5 }, logger);
   const { db, redis } = deps;
   const app = createApp(deps);
+  let server: http.Server | undefined;
   return {
     app,
     deps,
     db,
     redis,
+    secret: config.secret,
+    async listen() {
+      server ??= http.createServer(app);
+      if (!server.listening) await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+      return (server.address() as AddressInfo).port;
+    },
+    async createTranscript(account, body = {}) {
+      const res = await request(app)
+        .post('/v1/transcripts')
+        .set(account.auth)
+        .send({ url: 'https://e.com/a.wav', ...body })
+        .expect(201);
+      return res.body.data.id as string;
+    },
     async close() {
+      if (server?.listening) {
+        server.closeAllConnections();
+        await new Promise((r) => server!.close(r));
+      }
       const keys = await redis.keys(`${config.redisPrefix}:*`);
       if (keys.length) await redis.del(...keys);
       await app.close();
       await deps.disconnect();
     },
   };
+}
+
+/**
+ * `startTestApi(config, process.env, logger)` for the block it is called in (`@hark/testing/jest` `apiTest`): started
+ * before its tests, closed after; `account` makes an account with a key first.
+ */
+export function apiTest(
+  opts: { config?: Partial<ApiConfig>; logger?: Logger; account?: AccountOptions } = {},
+): ApiFixture<TestApi> {
+  return apiFixture({
+    start: () => startTestApi(opts.config, process.env, opts.logger),
+    account: opts.account,
+  });
+}
+
+/**
+ * A request to the app served on `port` whose body the caller writes (supertest always sends
+ * whole bodies): the request, and its answer once it ends.
+ */
+export function rawRequest(
+  port: number,
+  method: string,
+  p: string,
+  headers: Record<string, string | number>,
+): {
+  req: http.ClientRequest;
+  response: Promise<{ status: number; body: string; connection?: string }>;
+} {
+  const req = http.request({ host: '127.0.0.1', port, method, path: p, headers });
+  req.on('error', () => undefined);
+  const response = new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
+    });
+    req.on('error', reject);
+  });
+  return { req, response };
+}
+
+/**
+ * Sends `send` until it is not refused 409 (a dead writer's upload lock has not expired yet): its
+ * 200 answer; any other status fails.
+ */
+export function whileUploadLocked<R extends { status: number }>(send: () => Promise<R>, timeout: number) {
+  return waitFor(
+    async () => {
+      const r = await send();
+      return r.status === 200 ? r : r.status === 409 ? null : Promise.reject(new Error(`status ${r.status}`));
+    },
+    { timeout, interval: 200, message: 'lock to expire' },
+  );
 }
 
 export const REQUEST_ID = /^req_[A-Za-z0-9_-]{16}$/;

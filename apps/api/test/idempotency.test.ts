@@ -1,22 +1,21 @@
 import request from 'supertest';
-import { checkAccountInvariants, createTestAccount } from '@hark/testing';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { type TestAccount, checkAccountInvariants } from '@hark/testing';
+import { apiTest, envelope } from './helpers';
 
-let api: TestApi;
-beforeAll(() => {
-  api = startTestApi();
-});
-afterAll(() => api.close());
+const api = apiTest();
+
+/** POST /v1/transcripts with an Idempotency-Key. */
+const createWithKey = (a: TestAccount, key: string, body: object) =>
+  request(api.app).post('/v1/transcripts').set(a.auth).set('Idempotency-Key', key).send(body);
 
 describe('Idempotency-Key on POST /v1/transcripts', () => {
   it('same key + same parsed body (JSON or form) returns the same transcript, one hold', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 100 });
-    const first = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'order-1')
-      .send({ url: 'https://e.com/a.wav', speakers: 2, metadata: { b: '2', a: '1' } })
-      .expect(201);
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
+    const first = await createWithKey(a, 'order-1', {
+      url: 'https://e.com/a.wav',
+      speakers: 2,
+      metadata: { b: '2', a: '1' },
+    }).expect(201);
     const again = await request(api.app)
       .post('/v1/transcripts')
       .set(a.auth)
@@ -30,39 +29,19 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
   });
 
   it('same key + different body: 409 idempotency_conflict; keys are per account', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
-    const b = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
-    await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'k')
-      .send({ url: 'https://e.com/a.wav' })
-      .expect(201);
-    const res = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'k')
-      .send({ url: 'https://e.com/b.wav' });
+    const a = await api.newAccount({ toppedUp: true });
+    const b = await api.newAccount({ toppedUp: true });
+    await createWithKey(a, 'k', { url: 'https://e.com/a.wav' }).expect(201);
+    const res = await createWithKey(a, 'k', { url: 'https://e.com/b.wav' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual(envelope('idempotency_conflict', false));
-    await request(api.app)
-      .post('/v1/transcripts')
-      .set(b.auth)
-      .set('Idempotency-Key', 'k')
-      .send({ url: 'https://e.com/b.wav' })
-      .expect(201);
+    await createWithKey(b, 'k', { url: 'https://e.com/b.wav' }).expect(201);
   });
 
   it('50 concurrent creates with one key: one transcript, one reservation', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 100 });
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
     const results = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        request(api.app)
-          .post('/v1/transcripts')
-          .set(a.auth)
-          .set('Idempotency-Key', 'burst')
-          .send({ url: 'https://e.com/c.wav' }),
-      ),
+      Array.from({ length: 50 }, () => createWithKey(a, 'burst', { url: 'https://e.com/c.wav' })),
     );
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
@@ -74,15 +53,9 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
   it('40 concurrent creates on one account, each with its own key: all accepted (no deadlock)', async () => {
     // The key's row references the account (a FOR KEY SHARE lock by the foreign key); the hold
     // then locks the account row. With FOR UPDATE there, two such transactions deadlock.
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+    const a = await api.newAccount({ toppedUp: true, credits: 1000 });
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        request(api.app)
-          .post('/v1/transcripts')
-          .set(a.auth)
-          .set('Idempotency-Key', `own-${i}`)
-          .send({ url: 'https://e.com/d.wav' }),
-      ),
+      Array.from({ length: 40 }, (_, i) => createWithKey(a, `own-${i}`, { url: 'https://e.com/d.wav' })),
     );
     expect(results.map((r) => r.status)).toEqual(Array.from({ length: 40 }, () => 201));
     expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(40);
@@ -90,28 +63,15 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
   });
 
   it('refusals store nothing under the key: validation, 402, key too long', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { credits: 0 });
-    const bad = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'x')
-      .send({ url: 'nope' });
+    const a = await api.newAccount({ credits: 0 });
+    const bad = await createWithKey(a, 'x', { url: 'nope' });
     expect(bad.status).toBe(400);
-    const broke = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'x')
-      .send({ url: 'https://e.com/a.wav' });
+    const broke = await createWithKey(a, 'x', { url: 'https://e.com/a.wav' });
     expect(broke.status).toBe(402);
     expect(await api.db.idempotencyRecord.count({ where: { accountId: a.accountId } })).toBe(0);
     const { grant } = await import('@hark/billing');
     await grant(api.db, a.accountId, 10);
-    await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'x')
-      .send({ url: 'https://e.com/a.wav' })
-      .expect(201);
+    await createWithKey(a, 'x', { url: 'https://e.com/a.wav' }).expect(201);
     const long = await request(api.app)
       .post('/v1/transcripts')
       .set(a.auth)
@@ -132,23 +92,13 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
   });
 
   it('an expired key (24 h) is free again', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
-    const first = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'old')
-      .send({ url: 'https://e.com/a.wav' })
-      .expect(201);
+    const a = await api.newAccount({ toppedUp: true });
+    const first = await createWithKey(a, 'old', { url: 'https://e.com/a.wav' }).expect(201);
     await api.db.idempotencyRecord.updateMany({
       where: { accountId: a.accountId },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
-    const second = await request(api.app)
-      .post('/v1/transcripts')
-      .set(a.auth)
-      .set('Idempotency-Key', 'old')
-      .send({ url: 'https://e.com/b.wav' })
-      .expect(201);
+    const second = await createWithKey(a, 'old', { url: 'https://e.com/b.wav' }).expect(201);
     expect(second.body.data.id).not.toBe(first.body.data.id);
   });
 });

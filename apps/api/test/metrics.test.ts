@@ -1,18 +1,11 @@
-import { type TestAccount, createTestAccount, metricSample as sample } from '@hark/testing';
+import { metricSample as sample } from '@hark/testing';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import request from 'supertest';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope, startTestApi, type TestApi } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-});
-afterAll(() => api.close());
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 
 /** An extra app for one test; closed once its Redis connection is up (close cleans its keys). */
 async function extraApp(overrides: Parameters<typeof startTestApi>[0]): Promise<TestApi> {
@@ -25,17 +18,12 @@ const scrape = async () => (await request(api.app).get('/metrics').expect(200)).
 
 describe('GET /metrics', () => {
   it('counts requests by method, route template and status; times them', async () => {
-    const created = await request(api.app)
-      .post('/v1/transcripts')
-      .set(acct.auth)
-      .send({ url: 'https://e.com/a.wav' })
-      .expect(201);
-    const id = created.body.data.id as string;
-    await request(api.app).get(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
-    await request(api.app).get(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
+    const id = await api.createTranscript(api.account);
+    await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(200);
+    await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(200);
     // A 404 thrown inside the route still counts under its template.
-    await request(api.app).get('/v1/transcripts/tr_unknown').set(acct.auth).expect(404);
-    await request(api.app).get('/v1/no/such/route').set(acct.auth).expect(404);
+    await request(api.app).get('/v1/transcripts/tr_unknown').set(api.auth).expect(404);
+    await request(api.app).get('/v1/no/such/route').set(api.auth).expect(404);
     await request(api.app).get(`/v1/transcripts/${id}`).expect(401);
     await request(api.app).get('/nothing-here').expect(404);
 

@@ -95,6 +95,16 @@ afterAll(async () => {
   expect(violations).toEqual([]);
 });
 
+/** Awaits `call`, which must fail with an instance of `type`: its error. */
+async function failsWith<T extends abstract new (...args: never[]) => Error>(
+  call: Promise<unknown>,
+  type: T,
+): Promise<InstanceType<T>> {
+  const err = await call.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(type);
+  return err as InstanceType<T>;
+}
+
 async function hark(pathname: string, key = acct.apiKey): Promise<Record<string, unknown>> {
   const res = await fetch(`${baseURL}${pathname}`, { headers: { Authorization: `Bearer ${key}` } });
   return (await res.json()) as Record<string, unknown>;
@@ -248,11 +258,10 @@ describe('POST /v1/audio/translations with the openai client', () => {
 describe('errors the openai client raises', () => {
   it('an unknown model is a BadRequestError naming the models served, and nothing is created', async () => {
     const before = await db.transcript.count({ where: { accountId: acct.accountId } });
-    const err = await openai.audio.transcriptions
-      .create({ file: createReadStream(JFK), model: 'gpt-4o-transcribe' })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    const e = err as InstanceType<typeof OpenAI.BadRequestError>;
+    const e = await failsWith(
+      openai.audio.transcriptions.create({ file: createReadStream(JFK), model: 'gpt-4o-transcribe' }),
+      OpenAI.BadRequestError,
+    );
     expect(e.status).toBe(400);
     expect(e.message).toBe(
       "400 The model 'gpt-4o-transcribe' does not exist or is not served here; use 'whisper-1' or 'whisper-base'.",
@@ -263,23 +272,24 @@ describe('errors the openai client raises', () => {
   });
 
   it('a missing file is a BadRequestError', async () => {
-    const err = await openai.audio.transcriptions
-      .create({ model: 'whisper-1' } as unknown as OpenAI.Audio.TranscriptionCreateParamsNonStreaming)
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as Error).message).toBe("400 Missing required parameter: 'file'.");
-    expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('file');
+    const err = await failsWith(
+      openai.audio.transcriptions.create({
+        model: 'whisper-1',
+      } as unknown as OpenAI.Audio.TranscriptionCreateParamsNonStreaming),
+      OpenAI.BadRequestError,
+    );
+    expect(err.message).toBe("400 Missing required parameter: 'file'.");
+    expect(err.param).toBe('file');
   });
 
   it('an account without credit: RateLimitError insufficient_quota, not retried, nothing held', async () => {
     const broke = await createTestAccount(db, process.env.HARK_SECRET!, { credits: 0 });
     const client = new OpenAI({ apiKey: broke.apiKey, baseURL }); // default retries
     const sent = requestsTo('/v1/audio/transcriptions');
-    const err = await client.audio.transcriptions
-      .create({ file: createReadStream(JFK), model: 'whisper-1' })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
-    const e = err as InstanceType<typeof OpenAI.RateLimitError>;
+    const e = await failsWith(
+      client.audio.transcriptions.create({ file: createReadStream(JFK), model: 'whisper-1' }),
+      OpenAI.RateLimitError,
+    );
     expect([e.status, e.type, e.code]).toEqual([429, 'insufficient_quota', 'insufficient_quota']);
     expect(e.message).toMatch(/^429 You exceeded your current quota/);
     // The client retries 429s unless told not to (x-should-retry: false); retries would all have
@@ -294,20 +304,19 @@ describe('errors the openai client raises', () => {
 
   it('a wrong key is an AuthenticationError invalid_api_key', async () => {
     const client = new OpenAI({ apiKey: `tk_${'x'.repeat(40)}`, baseURL, maxRetries: 0 });
-    const err = await client.audio.translations
-      .create({ file: createReadStream(JFK), model: 'whisper-1' })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect((err as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
+    const err = await failsWith(
+      client.audio.translations.create({ file: createReadStream(JFK), model: 'whisper-1' }),
+      OpenAI.AuthenticationError,
+    );
+    expect(err.code).toBe('invalid_api_key');
   });
 
   it('a file over HARK_OPENAI_MAX_FILE_BYTES is a 413 in OpenAI shape', async () => {
     const big = await toFile(Buffer.alloc(MAX_FILE_BYTES + 1), 'big.wav');
-    const err = await openai.audio.transcriptions
-      .create({ file: big, model: 'whisper-1' })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.APIError);
-    const e = err as InstanceType<typeof OpenAI.APIError>;
+    const e = await failsWith(
+      openai.audio.transcriptions.create({ file: big, model: 'whisper-1' }),
+      OpenAI.APIError,
+    );
     expect([e.status, e.type, e.param, e.code]).toEqual([
       413,
       'invalid_request_error',
@@ -326,11 +335,10 @@ describe('errors the openai client raises', () => {
     try {
       const slowBase = `http://127.0.0.1:${(await slow.waitForLog('api listening', 30_000)).port as number}/v1`;
       const client = new OpenAI({ apiKey: acct.apiKey, baseURL: slowBase });
-      const err = await client.audio.transcriptions
-        .create({ file: createReadStream(JFK), model: 'whisper-1' })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(OpenAI.InternalServerError);
-      const e = err as InstanceType<typeof OpenAI.InternalServerError>;
+      const e = await failsWith(
+        client.audio.transcriptions.create({ file: createReadStream(JFK), model: 'whisper-1' }),
+        OpenAI.InternalServerError,
+      );
       expect([e.status, e.type, e.code]).toEqual([504, 'timeout_error', 'transcription_timeout']);
       const id = /transcript (tr_[A-Za-z0-9_-]+)/.exec(e.message)?.[1] ?? '';
       expect(e.message).toContain(`fetch it with GET /v1/transcripts/${id}`);

@@ -7,29 +7,25 @@ import {
 } from '@hark/testing';
 import request from 'supertest';
 import { DEFAULT_RATE_LIMITS } from '../src/config';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope, startTestApi } from './helpers';
 
 // POST /v1/audio/* in process (no worker): the refusals, in OpenAI's shape, with the same rate
 // limit and concurrency limit as POST /v1/transcripts. Every response is checked against the
 // OpenAPI document (HARK_VALIDATE_RESPONSES). The transcriptions themselves: openai-compat.test.ts.
 
-let api: TestApi;
-let acct: TestAccount;
-
 const WAV = Buffer.alloc(4000); // never decoded here: no worker runs
 
-beforeAll(async () => {
-  api = startTestApi({
+const api = apiTest({
+  config: {
     // One create a minute, shared by both ways of creating a transcript.
     rateLimits: DEFAULT_RATE_LIMITS.map((r) =>
       r.endpoint === 'POST /v1/transcripts' ? { ...r, max: 3 } : r,
     ),
     openaiWaitSeconds: 1,
     modelName: 'whisper-base',
-  });
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+  },
+  account: { toppedUp: true, credits: 1000 },
 });
-afterAll(() => api.close());
 
 const audio = (
   a: TestAccount | null,
@@ -57,25 +53,25 @@ describe('POST /v1/audio/* refusals', () => {
   it('400 for a body that is not multipart, and for an invalid extension, naming the parameter', async () => {
     const json = await request(api.app)
       .post('/v1/audio/translations')
-      .set(acct.auth)
+      .set(api.auth)
       .send({ model: 'whisper-1' });
     expect([json.status, json.body]).toEqual([400, openAiError(null, 'invalid_content_type')]);
-    const speakers = await audio(acct, { model: 'whisper-1', speakers: '30' });
+    const speakers = await audio(api.account, { model: 'whisper-1', speakers: '30' });
     expect([speakers.status, speakers.body]).toEqual([400, openAiError('speakers', 'speakers_invalid')]);
-    const glossary = await audio(acct, { model: 'whisper-1', glossary: '{"a":' });
+    const glossary = await audio(api.account, { model: 'whisper-1', glossary: '{"a":' });
     expect([glossary.status, glossary.body]).toEqual([400, openAiError('glossary', 'glossary_invalid')]);
-    expect(await api.db.upload.count({ where: { accountId: acct.accountId } })).toBe(0);
+    expect(await api.db.upload.count({ where: { accountId: api.account.accountId } })).toBe(0);
   });
 
   it("other methods and paths under /v1/audio keep Hark's envelope", async () => {
-    const get = await request(api.app).get('/v1/audio/transcriptions').set(acct.auth);
+    const get = await request(api.app).get('/v1/audio/transcriptions').set(api.auth);
     expect([get.status, get.body]).toEqual([404, envelope('not_found', false)]);
-    const other = await request(api.app).post('/v1/audio/speech').set(acct.auth);
+    const other = await request(api.app).post('/v1/audio/speech').set(api.auth);
     expect([other.status, other.body]).toEqual([404, envelope('not_found', false)]);
   });
 
   it('429 concurrency_limit_exceeded for an account without a top-up already running 2', async () => {
-    const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
+    const trial = await api.newAccount({ credits: 100 });
     await createProcessingTranscript(api.db, trial);
     await createProcessingTranscript(api.db, trial);
     const res = await audio(trial);
@@ -90,7 +86,7 @@ describe('POST /v1/audio/* refusals', () => {
 
 describe('one rate limit with POST /v1/transcripts', () => {
   it('counts both routes; the refusal is a 429 rate_limit_exceeded with Retry-After', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+    const a = await api.newAccount({ toppedUp: true, credits: 1000 });
     // 1: an ordinary create; 2: refused by its model (counted: the limiter runs first);
     // 3: created, then the 1 s wait passes with no worker: 504 naming the transcript.
     await request(api.app)

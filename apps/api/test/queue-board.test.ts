@@ -1,22 +1,15 @@
 import { once } from 'node:events';
-import { createTestAccount } from '@hark/testing';
 import request from 'supertest';
 import { loadApiConfig } from '../src/config';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope } from './helpers';
 
 const TOKEN = 'operator-token-0123456789abcdef';
 const BEARER = { Authorization: `Bearer ${TOKEN}` };
 
-let off: TestApi;
-let on: TestApi;
-
+const off = apiTest();
+const on = apiTest({ config: { operatorToken: TOKEN } });
 beforeAll(async () => {
-  off = startTestApi();
-  on = startTestApi({ operatorToken: TOKEN });
   for (const a of [off, on]) if (a.redis.status !== 'ready') await once(a.redis, 'ready');
-});
-afterAll(async () => {
-  await Promise.all([off.close(), on.close()]);
 });
 
 interface BoardQueue {
@@ -44,7 +37,7 @@ describe('/admin/queues', () => {
   });
 
   it('401 envelope without the token or with a wrong one (an API key is not an operator token)', async () => {
-    const acct = await createTestAccount(on.db, on.deps.config.secret);
+    const acct = await on.newAccount();
     for (const auth of [
       undefined,
       'Bearer wrong-token-0123456789abcdef',
@@ -81,13 +74,8 @@ describe('/admin/queues', () => {
   });
 
   it('its API lists the transcribe and webhook queues, read-only, with jobs holding ids only', async () => {
-    const acct = await createTestAccount(on.db, on.deps.config.secret, { toppedUp: true });
-    const created = await request(on.app)
-      .post('/v1/transcripts')
-      .set(acct.auth)
-      .send({ url: 'https://e.com/a.wav' })
-      .expect(201);
-    const id = created.body.data.id as string;
+    const acct = await on.newAccount({ toppedUp: true });
+    const id = await on.createTranscript(acct);
     const res = await request(on.app)
       .get('/admin/queues/api/queues?activeQueue=transcribe&status=waiting&page=1&jobsPerPage=10')
       .set(BEARER)
@@ -102,7 +90,7 @@ describe('/admin/queues', () => {
   });
 
   it('read-only: actions are refused before the board sees them; the queue is untouched', async () => {
-    const acct = await createTestAccount(on.db, on.deps.config.secret, { toppedUp: true });
+    const acct = await on.newAccount({ toppedUp: true });
     await request(on.app)
       .post('/v1/transcripts')
       .set(acct.auth)

@@ -1,48 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createDb } from '@hark/db';
-import { type AppProcess, REPO_ROOT, createTestAccount, startApp } from '@hark/testing';
+import { testAudio, testEngine } from '@hark/testing';
+import { stackTest } from '@hark/testing/jest';
 
 // The real Whisper base model (../shared/models/ggml-base.bin) through built API and worker
 // processes with the worker's default engine configuration: quantised at start, greedy decoding,
 // non-speech tokens suppressed. The stub models elsewhere transcribe to nothing; these tests
 // assert real words.
-const shared = path.resolve(REPO_ROOT, '../shared');
-const baseModel = path.join(shared, 'models/ggml-base.bin');
-const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
-let api: AppProcess;
-let worker: AppProcess;
-let base: string;
-let scratch: string;
-
 jest.setTimeout(180_000);
 
-beforeAll(async () => {
-  const storage = await mkdtemp(path.join(tmpdir(), 'hark-real-model-'));
-  scratch = path.join(storage, 'tmp');
-  const env = {
-    PORT: '0',
-    HARK_STORAGE_DIR: storage,
-    HARK_REDIS_PREFIX: `hark-real-${process.pid}`,
-    WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-    WHISPER_MODEL: baseModel,
-    WHISPER_THREADS: '2',
-    HARK_RETENTION_SWEEP_MS: '0',
-    HARK_TMP_DIR: scratch,
-  };
-  api = startApp('api', env);
-  worker = startApp('worker', env);
-  base = `http://127.0.0.1:${(await api.waitForLog('api listening')).port as number}/v1`;
-  await worker.waitForLog('worker ready', 60_000);
-}, 120_000);
-afterAll(async () => {
-  api.kill('SIGTERM');
-  worker.kill('SIGTERM');
-  expect(await api.exited).toBe(0);
-  expect(await worker.exited).toBe(0);
-  await db.$disconnect();
+const stack = stackTest({
+  name: 'real-model',
+  env: () => ({ WHISPER_MODEL: testEngine.baseModel, WHISPER_THREADS: '2' }),
+  workerReadyMs: 60_000,
+  setupMs: 120_000,
 });
 
 interface Word {
@@ -52,17 +24,17 @@ interface Word {
 }
 
 async function transcribe(file: string, body: Record<string, unknown> = {}) {
-  const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true, credits: 100 });
+  const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
   const audio = await readFile(file);
   const sha = createHash('sha256').update(audio).digest('hex');
-  const up = await fetch(`${base}/uploads?sha256=${sha}`, {
+  const up = await fetch(`${stack.base}/uploads?sha256=${sha}`, {
     method: 'POST',
     headers: acct.auth,
     body: audio,
   });
   expect(up.status).toBe(201);
   const uploadId = ((await up.json()) as { data: { id: string } }).data.id;
-  const created = await fetch(`${base}/transcripts`, {
+  const created = await fetch(`${stack.base}/transcripts`, {
     method: 'POST',
     headers: { ...acct.auth, 'Content-Type': 'application/json' },
     body: JSON.stringify({ uploadId, ...body }),
@@ -70,7 +42,7 @@ async function transcribe(file: string, body: Record<string, unknown> = {}) {
   expect(created.status).toBe(201);
   let t = ((await created.json()) as { data: Record<string, unknown> }).data;
   for (let i = 0; i < 5 && t.status === 'processing'; i++) {
-    const res = await fetch(`${base}/transcripts/${t.id as string}?wait=60`, { headers: acct.auth });
+    const res = await fetch(`${stack.base}/transcripts/${t.id as string}?wait=60`, { headers: acct.auth });
     t = ((await res.json()) as { data: Record<string, unknown> }).data;
   }
   return t;
@@ -97,7 +69,7 @@ function expectCleanWords(words: Word[], duration: number): void {
 
 describe('the real base model through the API', () => {
   it('jfk.wav: the known sentence, English detected, word times in order, no non-speech marks', async () => {
-    const t = await transcribe(path.join(shared, 'audio/jfk.wav'), { glossary: { Americans: 'Americans' } });
+    const t = await transcribe(testAudio.jfkWav, { glossary: { Americans: 'Americans' } });
     expect(t).toMatchObject({
       status: 'done',
       error: null,
@@ -120,12 +92,12 @@ describe('the real base model through the API', () => {
     expect(ask.start).toBeGreaterThan(2.5);
     expect(ask.start).toBeLessThan(4.5);
     // The worker ran a quantised copy it made at start, never the f16 file itself.
-    const models = await readdir(path.join(scratch, 'models'));
+    const models = await readdir(path.join(stack.root, 'tmp', 'models'));
     expect(models).toContain('ggml-base-q8_0.bin');
   });
 
   it('speech-60s.wav with speakers: words, utterances and text free of `>>`', async () => {
-    const t = await transcribe(path.join(shared, 'audio/speech-60s.wav'), { speakers: true });
+    const t = await transcribe(testAudio.speech60Wav, { speakers: true });
     expect(t).toMatchObject({ status: 'done', language: 'en', durationSeconds: 60 });
     expect(t.text as string).not.toContain('>>');
     expectCleanWords(t.words as Word[], 60);

@@ -1,20 +1,13 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { createTestAccount, type TestAccount } from '@hark/testing';
 import request from 'supertest';
 import { answerClientErrors } from '../src/client-errors';
-import { REQUEST_ID, envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, REQUEST_ID, envelope } from './helpers';
 
 // Requests the OpenAPI fuzzing and probing turned up: each once answered 500 `internal`.
-let api: TestApi;
-let acct: TestAccount;
 
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret);
-});
-afterAll(() => api.close());
+const api = apiTest({ account: {} });
 
 describe('requests the router or body parsers refuse', () => {
   it.each([
@@ -22,7 +15,7 @@ describe('requests the router or body parsers refuse', () => {
     ['/v1/transcripts/%ZZ/cancel', 'not_found'],
     ['/v1/uploads/%ZZ', 'upload_not_found'],
   ])('an undecodable path (%s) is 404 %s with the rate-limit headers, not 500', async (path, code) => {
-    const res = await request(api.app).get(path).set(acct.auth);
+    const res = await request(api.app).get(path).set(api.auth);
     expect([res.status, res.body]).toEqual([404, envelope(code, false)]);
     expect(res.headers['ratelimit-limit']).toBeDefined();
   });
@@ -30,7 +23,7 @@ describe('requests the router or body parsers refuse', () => {
   it('a corrupt gzip body is 400 validation body_invalid, not 500', async () => {
     const res = await request(api.app)
       .post('/v1/transcripts')
-      .set(acct.auth)
+      .set(api.auth)
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'gzip')
       .send('{"url":"https://example.com/a.wav"}');
@@ -63,7 +56,7 @@ describe('requests the HTTP parser refuses (the server as main.ts sets it up)', 
 
   it('header fields over 16 KiB: 431 headers_too_large in the envelope, with X-Request-Id', async () => {
     const answer = await raw(
-      `GET /v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: ${acct.auth.Authorization}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: ${api.auth.Authorization}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     const [head, body] = answer.split('\r\n\r\n') as [string, string];
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');

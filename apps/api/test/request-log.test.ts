@@ -1,7 +1,6 @@
-import { createTestAccount, type TestAccount } from '@hark/testing';
 import request from 'supertest';
 import { createLogger } from '../src/logger';
-import { REQUEST_ID, startTestApi, type TestApi } from './helpers';
+import { apiTest, REQUEST_ID, startTestApi } from './helpers';
 
 /** The production logger (its redaction included), writing JSON lines into an array. */
 function capturedLogger() {
@@ -16,21 +15,15 @@ function capturedLogger() {
   return { logger, lines, raw };
 }
 
-let api: TestApi;
-let acct: TestAccount;
 const log = capturedLogger();
 
-beforeAll(async () => {
-  api = startTestApi({}, process.env, log.logger);
-  acct = await createTestAccount(api.db, api.deps.config.secret);
-});
-afterAll(() => api.close());
+const api = apiTest({ logger: log.logger, account: {} });
 
 const linesOf = (requestId: string) => log.lines.filter((l) => l.requestId === requestId);
 
 describe('request log', () => {
   it('one line per request, carrying its request id, route, status, duration and account; never the key', async () => {
-    const res = await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    const res = await request(api.app).get('/v1/balance').set(api.auth).expect(200);
     const id = res.headers['x-request-id'] as string;
     expect(id).toMatch(REQUEST_ID);
     expect(linesOf(id)).toEqual([
@@ -42,11 +35,11 @@ describe('request log', () => {
         method: 'GET',
         path: '/v1/balance',
         status: 200,
-        accountId: acct.accountId,
+        accountId: api.account.accountId,
         durationMs: expect.any(Number),
       }),
     ]);
-    expect(log.raw.join('')).not.toContain(acct.apiKey);
+    expect(log.raw.join('')).not.toContain(api.account.apiKey);
   });
 
   it('refused and unknown requests are logged too, without an account', async () => {
@@ -73,7 +66,7 @@ describe('request log', () => {
       broken.logger,
     );
     try {
-      const res = await request(api2.app).get('/v1/balance').set(acct.auth).expect(500);
+      const res = await request(api2.app).get('/v1/balance').set(api.auth).expect(500);
       const id = res.headers['x-request-id'] as string;
       expect(res.body.error.requestId).toBe(id);
       const lines = broken.lines.filter((l) => l.requestId === id);
@@ -82,7 +75,7 @@ describe('request log', () => {
         [30, 'request'],
       ]);
       expect(lines[1]).toMatchObject({ status: 500 });
-      expect(broken.raw.join('')).not.toContain(acct.apiKey);
+      expect(broken.raw.join('')).not.toContain(api.account.apiKey);
     } finally {
       await api2.close();
     }

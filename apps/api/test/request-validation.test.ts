@@ -1,19 +1,12 @@
-import { createTestAccount, type TestAccount } from '@hark/testing';
 import request from 'supertest';
 import { TranscriptService } from '../src/services/transcript.service';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope } from './helpers';
 
 // Values the validation layer refuses on every route, whatever the field: a string holding
 // U+0000 (Postgres text and jsonb cannot store it: it once answered 500 `internal`), and query
 // parameters written as arrays or objects or sent twice (once silently ignored or picked).
-let api: TestApi;
-let acct: TestAccount;
 
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-});
-afterAll(() => api.close());
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 
 const NUL = '\u0000';
 const url = 'https://example.com/a.wav';
@@ -40,7 +33,7 @@ describe('U+0000 in a string', () => {
   it.each(bodies)(
     'in %s is 400 validation with its key, as JSON, form and multipart',
     async (_l, body, fields) => {
-      const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+      const a = await api.newAccount({ toppedUp: true, credits: 1000 });
       const json = await request(api.app).post('/v1/transcripts').set(a.auth).send(body);
       expect(outcome(json)).toEqual(invalid(fields));
       // Form bodies carry objects as JSON text.
@@ -58,7 +51,7 @@ describe('U+0000 in a string', () => {
 
   it('in form bracket syntax (metadata[k]=v) too', async () => {
     for (const form of [`url=${url}&metadata[k]=v%00`, `url=${url}&metadata[k%00]=v`]) {
-      const res = await request(api.app).post('/v1/transcripts').set(acct.auth).type('form').send(form);
+      const res = await request(api.app).post('/v1/transcripts').set(api.auth).type('form').send(form);
       expect(outcome(res)).toEqual(invalid({ metadata: 'metadata_invalid' }));
     }
   });
@@ -85,11 +78,11 @@ describe('U+0000 in a string', () => {
     ['/v1/transcripts/tr_x?wait=1%00', { wait: 'wait_invalid' }],
     ['/v1/transcripts/tr_x/subtitles?format=srt%00', { format: 'format_invalid' }],
   ])('in a query parameter (%s) is 400 validation with its key', async (path, fields) => {
-    expect(outcome(await request(api.app).get(path).set(acct.auth))).toEqual(invalid(fields));
+    expect(outcome(await request(api.app).get(path).set(api.auth))).toEqual(invalid(fields));
   });
 
   it('in an upload query parameter is 400 validation, and no upload is made', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret);
+    const a = await api.newAccount();
     const res = await request(api.app).post('/v1/uploads?sha256=%00').set(a.auth);
     expect(outcome(res)).toEqual(invalid({ sha256: 'sha256_invalid' }));
     expect(await api.db.upload.count({ where: { accountId: a.accountId } })).toBe(0);
@@ -105,7 +98,7 @@ describe('U+0000 in a string', () => {
     ['get', '/v1/uploads/%00', 'upload_not_found'],
     ['put', '/v1/uploads/%00', 'upload_not_found'],
   ] as const)('in a path id (%s %s) names nothing: 404 %s', async (method, path, code) => {
-    const req = request(api.app)[method](path).set(acct.auth);
+    const req = request(api.app)[method](path).set(api.auth);
     const res = await (method === 'put' ? req.type('application/octet-stream').send(Buffer.from('x')) : req);
     expect(outcome(res)).toEqual({ status: 404, body: envelope(code, false) });
   });
@@ -126,19 +119,19 @@ describe('query parameters as arrays or objects, or sent twice', () => {
       { externalId: 'external_id_invalid', status: 'status_invalid' },
     ],
   ])('GET /v1/transcripts?%s is 400 validation with the parameter', async (query, fields) => {
-    expect(outcome(await request(api.app).get(`/v1/transcripts?${query}`).set(acct.auth))).toEqual(
+    expect(outcome(await request(api.app).get(`/v1/transcripts?${query}`).set(api.auth))).toEqual(
       invalid(fields),
     );
   });
 
   it('unknown parameters, bracketed or not, are still ignored', async () => {
-    await request(api.app).get('/v1/transcripts?_=123&filter[x]=1').set(acct.auth).expect(200);
+    await request(api.app).get('/v1/transcripts?_=123&filter[x]=1').set(api.auth).expect(200);
   });
 
   it.each(['wait[]=1', 'wait[x]=1', 'wait=1&wait=2'])(
     'GET /v1/transcripts/{id}?%s is wait_invalid',
     async (query) => {
-      const res = await request(api.app).get(`/v1/transcripts/tr_unknown?${query}`).set(acct.auth);
+      const res = await request(api.app).get(`/v1/transcripts/tr_unknown?${query}`).set(api.auth);
       expect(outcome(res)).toEqual(invalid({ wait: 'wait_invalid' }));
     },
   );
@@ -146,7 +139,7 @@ describe('query parameters as arrays or objects, or sent twice', () => {
   it.each(['format[]=vtt', 'format=srt&format=vtt', 'maxLines[x]=1'])(
     'GET /v1/transcripts/{id}/subtitles?%s is 400 validation',
     async (query) => {
-      const res = await request(api.app).get(`/v1/transcripts/tr_unknown/subtitles?${query}`).set(acct.auth);
+      const res = await request(api.app).get(`/v1/transcripts/tr_unknown/subtitles?${query}`).set(api.auth);
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.error.fields as object)).toEqual([
         query.includes('maxLines') ? 'maxLines' : 'format',
@@ -160,7 +153,7 @@ describe('query parameters as arrays or objects, or sent twice', () => {
     ['expectedBytes=5&expectedBytes=6', { expectedBytes: 'expected_bytes_invalid' }],
     [`sha256=${'a'.repeat(64)}&sha256=${'b'.repeat(64)}`, { sha256: 'sha256_invalid' }],
   ])('POST /v1/uploads?%s is 400 validation, and no upload is made', async (query, fields) => {
-    const a = await createTestAccount(api.db, api.deps.config.secret);
+    const a = await api.newAccount();
     const res = await request(api.app).post(`/v1/uploads?${query}`).set(a.auth);
     expect(outcome(res)).toEqual(invalid(fields));
     expect(await api.db.upload.count({ where: { accountId: a.accountId } })).toBe(0);

@@ -1,16 +1,9 @@
-import { type TestAccount, createTestAccount } from '@hark/testing';
+import type { TestAccount } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import request from 'supertest';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-});
-afterAll(() => api.close());
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 
 const w = (start: number, end: number, text: string, speaker: string | null = null) => ({
   start,
@@ -19,17 +12,11 @@ const w = (start: number, end: number, text: string, speaker: string | null = nu
   speaker,
 });
 
-async function newTranscript(body: Record<string, unknown> = {}, a: TestAccount = acct): Promise<string> {
-  const res = await request(api.app)
-    .post('/v1/transcripts')
-    .set(a.auth)
-    .send({ url: 'https://e.com/a.wav', ...body })
-    .expect(201);
-  return res.body.data.id as string;
-}
+const newTranscript = (body: Record<string, unknown> = {}, a: TestAccount = api.account) =>
+  api.createTranscript(a, body);
 
 /** A done transcript, finished through the worker's own transition. */
-async function doneTranscript(diarized: boolean, a: TestAccount = acct): Promise<string> {
+async function doneTranscript(diarized: boolean, a: TestAccount = api.account): Promise<string> {
   const id = await newTranscript(diarized ? { speakers: 2 } : {}, a);
   const words = diarized
     ? [w(0.5, 0.9, 'Hello', 'A'), w(0.9, 1.4, 'there.', 'A'), w(2, 2.4, 'Hi', 'B'), w(2.4, 3, 'Alice!', 'B')]
@@ -62,7 +49,7 @@ async function doneTranscript(diarized: boolean, a: TestAccount = acct): Promise
   return id;
 }
 
-const subtitles = (id: string, query = '', a: TestAccount = acct) =>
+const subtitles = (id: string, query = '', a: TestAccount = api.account) =>
   request(api.app).get(`/v1/transcripts/${id}/subtitles${query}`).set(a.auth);
 
 describe('GET /v1/transcripts/{id}/subtitles', () => {
@@ -162,7 +149,7 @@ describe('GET /v1/transcripts/{id}/subtitles', () => {
     expect(f.body).toEqual(envelope('transcript_not_done', false));
     expect(f.body.error.message).toBe('The transcript has no content: it failed or was canceled.');
     const canceled = await newTranscript();
-    await request(api.app).post(`/v1/transcripts/${canceled}/cancel`).set(acct.auth).expect(200);
+    await request(api.app).post(`/v1/transcripts/${canceled}/cancel`).set(api.auth).expect(200);
     expect((await subtitles(canceled, '?format=txt').expect(409)).body).toEqual(
       envelope('transcript_not_done', false),
     );
@@ -170,15 +157,15 @@ describe('GET /v1/transcripts/{id}/subtitles', () => {
 
   it("404 not_found: unknown, malformed, another account's, deleted, retention-erased", async () => {
     const id = await doneTranscript(false);
-    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const other = await api.newAccount();
     for (const [a, target] of [
       [other, id],
-      [acct, 'tr_nope'],
-      [acct, 'x%22y'],
+      [api.account, 'tr_nope'],
+      [api.account, 'x%22y'],
     ] as const) {
       expect((await subtitles(target, '', a).expect(404)).body).toEqual(envelope('not_found', false));
     }
-    await request(api.app).delete(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
+    await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(200);
     expect((await subtitles(id).expect(404)).body).toEqual(envelope('not_found', false));
     // What the retention sweeper does to an expired transcript.
     const expired = await doneTranscript(false);

@@ -1,21 +1,20 @@
 import request from 'supertest';
-import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { checkAccountInvariants, type TestAccount } from '@hark/testing';
+import { apiTest, envelope, startTestApi } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-});
-afterAll(() => api.close());
-
-const create = (body: unknown, a: TestAccount = acct) =>
+const create = (body: unknown, a: TestAccount = api.account) =>
   request(api.app)
     .post('/v1/transcripts')
     .set(a.auth)
     .send(body as object);
+
+/** POST /v1/uploads`query` (with `body`) as `a`: the new upload's id. */
+async function newUpload(query: string, body?: Buffer, a: TestAccount = api.account): Promise<string> {
+  const req = request(api.app).post(`/v1/uploads${query}`).set(a.auth);
+  return (await (body ? req.send(body) : req).expect(201)).body.data.id as string;
+}
 
 async function expectFields(body: unknown, fields: Record<string, string>) {
   const res = await create(body);
@@ -107,7 +106,7 @@ describe('POST /v1/transcripts validation', () => {
       ]) {
         const res = await request(strict.app)
           .post('/v1/transcripts')
-          .set(acct.auth)
+          .set(api.auth)
           .send({ url: 'https://e.com/a', webhookUrl });
         expect(res.body).toEqual(envelope('validation', false, { webhookUrl: 'webhook_url_invalid' }));
       }
@@ -117,7 +116,7 @@ describe('POST /v1/transcripts validation', () => {
   });
 
   it('an audio url with credentials is refused (url_invalid), in any body type, and nothing is stored', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
+    const a = await api.newAccount({ toppedUp: true, credits: 1000 });
     for (const url of [
       'https://user:pass@example.com/a.wav',
       'http://user@example.com/a.wav',
@@ -145,7 +144,7 @@ describe('POST /v1/transcripts validation', () => {
   it('bad JSON is 400 validation; an oversize body is 413; an unknown content type is 400', async () => {
     const bad = await request(api.app)
       .post('/v1/transcripts')
-      .set(acct.auth)
+      .set(api.auth)
       .set('Content-Type', 'application/json')
       .send('{"url": ');
     expect(bad.status).toBe(400);
@@ -155,11 +154,11 @@ describe('POST /v1/transcripts validation', () => {
     expect(big.body).toEqual(envelope('payload_too_large', false));
     const xml = await request(api.app)
       .post('/v1/transcripts')
-      .set(acct.auth)
+      .set(api.auth)
       .set('Content-Type', 'text/xml')
       .send('<a/>');
     expect(xml.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
-    const arr = await request(api.app).post('/v1/transcripts').set(acct.auth).send([1]);
+    const arr = await request(api.app).post('/v1/transcripts').set(api.auth).send([1]);
     expect(arr.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
   });
 });
@@ -196,13 +195,13 @@ describe('POST /v1/transcripts creates', () => {
       },
     });
     // The provisional hold: 60 s at 36 cents/hour = 0.6 cents.
-    const bal = await request(api.app).get('/v1/balance').set(acct.auth).expect(200);
+    const bal = await request(api.app).get('/v1/balance').set(api.auth).expect(200);
     expect(bal.body.data.reserved).toBeGreaterThanOrEqual(0.6);
-    expect(await checkAccountInvariants(api.db, acct.accountId)).toEqual([]);
+    expect(await checkAccountInvariants(api.db, api.account.accountId)).toEqual([]);
   });
 
   it('JSON, urlencoded and multipart give identical results', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const a = await api.newAccount({ toppedUp: true });
     const json = await create(
       {
         url: 'https://e.com/x.wav',
@@ -256,7 +255,7 @@ describe('POST /v1/transcripts creates', () => {
   });
 
   it('402 insufficient_balance when nothing is available; no row, no hold', async () => {
-    const broke = await createTestAccount(api.db, api.deps.config.secret, { credits: 0 });
+    const broke = await api.newAccount({ credits: 0 });
     const res = await create({ url: 'https://e.com/a.wav' }, broke);
     expect(res.status).toBe(402);
     expect(res.body).toEqual(envelope('insufficient_balance', false));
@@ -264,7 +263,7 @@ describe('POST /v1/transcripts creates', () => {
   });
 
   it('429 concurrency_limit: a third running transcript without a top-up; a top-up lifts it', async () => {
-    const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
+    const trial = await api.newAccount({ credits: 100 });
     await create({ url: 'https://e.com/1.wav' }, trial).expect(201);
     await create({ url: 'https://e.com/2.wav' }, trial).expect(201);
     const third = await create({ url: 'https://e.com/3.wav' }, trial);
@@ -277,7 +276,7 @@ describe('POST /v1/transcripts creates', () => {
   });
 
   it('concurrent creates on a trial account: never more than 2 running', async () => {
-    const trial = await createTestAccount(api.db, api.deps.config.secret, { credits: 100 });
+    const trial = await api.newAccount({ credits: 100 });
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => create({ url: `https://e.com/${i}.wav` }, trial)),
     );
@@ -286,7 +285,7 @@ describe('POST /v1/transcripts creates', () => {
   });
 
   it('the hold is all of available when that is less than 60 s worth', async () => {
-    const poor = await createTestAccount(api.db, api.deps.config.secret, { credits: '0.2' });
+    const poor = await api.newAccount({ credits: '0.2' });
     await create({ url: 'https://e.com/a.wav' }, poor).expect(201);
     const bal = await request(api.app).get('/v1/balance').set(poor.auth).expect(200);
     expect(bal.body.data).toEqual({ currency: 'USD', total: 0.2, reserved: 0.2, available: 0 });
@@ -297,39 +296,25 @@ describe('POST /v1/transcripts creates', () => {
 
 describe('creating from uploads', () => {
   it('upload_not_found, upload_empty, upload_mismatch, reuse_needs_sha256', async () => {
-    const other = await createTestAccount(api.db, api.deps.config.secret);
-    const foreign = await request(api.app)
-      .post('/v1/uploads')
-      .set(other.auth)
-      .send(Buffer.from('abc'))
-      .expect(201);
-    const r1 = await create({ uploadId: foreign.body.data.id });
+    const other = await api.newAccount();
+    const foreign = await newUpload('', Buffer.from('abc'), other);
+    const r1 = await create({ uploadId: foreign });
     expect(r1.status).toBe(404);
     expect(r1.body).toEqual(envelope('upload_not_found', false));
     expect((await create({ uploadId: 'up_nope' })).status).toBe(404);
 
-    const empty = await request(api.app).post('/v1/uploads').set(acct.auth).expect(201);
-    await expectFields({ uploadId: empty.body.data.id }, { uploadId: 'upload_empty' });
+    await expectFields({ uploadId: await newUpload('') }, { uploadId: 'upload_empty' });
 
-    const partial = await request(api.app)
-      .post('/v1/uploads?expectedBytes=10')
-      .set(acct.auth)
-      .send(Buffer.from('abc'))
-      .expect(201);
-    const r2 = await create({ uploadId: partial.body.data.id });
+    const r2 = await create({ uploadId: await newUpload('?expectedBytes=10', Buffer.from('abc')) });
     expect(r2.status).toBe(400);
     expect(r2.body).toEqual(envelope('upload_mismatch', false));
 
-    const noSha = await request(api.app)
-      .post('/v1/uploads')
-      .set(acct.auth)
-      .send(Buffer.from('abc'))
-      .expect(201);
+    const noSha = await newUpload('', Buffer.from('abc'));
     await expectFields(
-      { uploadId: noSha.body.data.id, reuseIfIdentical: true },
+      { uploadId: noSha, reuseIfIdentical: true },
       { reuseIfIdentical: 'reuse_needs_sha256' },
     );
-    const ok = await create({ uploadId: noSha.body.data.id });
+    const ok = await create({ uploadId: noSha });
     expect(ok.status).toBe(201);
     expect(ok.body.data.url).toBeNull();
   });
@@ -338,9 +323,7 @@ describe('creating from uploads', () => {
     const { createHash } = await import('node:crypto');
     const bytes = Buffer.from('same audio bytes');
     const digest = createHash('sha256').update(bytes).digest('hex');
-    const up = async () =>
-      (await request(api.app).post(`/v1/uploads?sha256=${digest}`).set(acct.auth).send(bytes).expect(201))
-        .body.data.id as string;
+    const up = () => newUpload(`?sha256=${digest}`, bytes);
     const first = await create({ uploadId: await up(), language: 'en', glossary: { a: 'b', c: 'd' } }).expect(
       201,
     );

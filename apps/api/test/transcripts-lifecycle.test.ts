@@ -1,28 +1,15 @@
 import request from 'supertest';
 import { transcriptDoneChannel } from '@hark/queue';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
-import { checkAccountInvariants, createTestAccount, type TestAccount } from '@hark/testing';
+import { checkAccountInvariants, type TestAccount } from '@hark/testing';
 import { CompletionWaiter } from '../src/services/completion-waiter';
 import { TranscriptService } from '../src/services/transcript.service';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 
-beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
-});
-afterAll(() => api.close());
-
-async function newTranscript(body: Record<string, unknown> = {}, a: TestAccount = acct): Promise<string> {
-  const res = await request(api.app)
-    .post('/v1/transcripts')
-    .set(a.auth)
-    .send({ url: 'https://e.com/a.wav', ...body })
-    .expect(201);
-  return res.body.data.id as string;
-}
+const newTranscript = (body: Record<string, unknown> = {}, a: TestAccount = api.account) =>
+  api.createTranscript(a, body);
 
 /** Finishes a transcript the way the worker does (same transition), and announces it. */
 async function finish(id: string, seconds = 11) {
@@ -44,11 +31,11 @@ async function finish(id: string, seconds = 11) {
 describe('GET /v1/transcripts/{id}', () => {
   it("404 not_found for unknown, malformed and other accounts' ids", async () => {
     const id = await newTranscript();
-    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const other = await api.newAccount();
     for (const [auth, target] of [
       [other.auth, id],
-      [acct.auth, 'tr_nope'],
-      [acct.auth, '../x'],
+      [api.auth, 'tr_nope'],
+      [api.auth, '../x'],
     ] as const) {
       const res = await request(api.app).get(`/v1/transcripts/${target}`).set(auth).expect(404);
       expect(res.body).toEqual(envelope('not_found', false));
@@ -57,10 +44,10 @@ describe('GET /v1/transcripts/{id}', () => {
 
   it('Retry-After while processing; wait validation', async () => {
     const id = await newTranscript();
-    const res = await request(api.app).get(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
+    const res = await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(200);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     for (const w of ['0', '61', 'abc', '-1', '1.5']) {
-      const bad = await request(api.app).get(`/v1/transcripts/${id}?wait=${w}`).set(acct.auth).expect(400);
+      const bad = await request(api.app).get(`/v1/transcripts/${id}?wait=${w}`).set(api.auth).expect(400);
       expect(bad.body).toEqual(envelope('validation', false, { wait: 'wait_invalid' }));
     }
   });
@@ -68,7 +55,7 @@ describe('GET /v1/transcripts/{id}', () => {
   it('wait expires returning the still-processing transcript', async () => {
     const id = await newTranscript();
     const t0 = Date.now();
-    const res = await request(api.app).get(`/v1/transcripts/${id}?wait=1`).set(acct.auth).expect(200);
+    const res = await request(api.app).get(`/v1/transcripts/${id}?wait=1`).set(api.auth).expect(200);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
     expect(res.body.data.status).toBe('processing');
     expect(res.headers['retry-after']).toBeDefined();
@@ -77,7 +64,7 @@ describe('GET /v1/transcripts/{id}', () => {
   // The 50 ms figure is measured by bench/pipeline; here: woken at completion, not at expiry.
   it('wait returns at completion (woken by pub/sub), long before the wait expires', async () => {
     const id = await newTranscript();
-    const pending = request(api.app).get(`/v1/transcripts/${id}?wait=30`).set(acct.auth);
+    const pending = request(api.app).get(`/v1/transcripts/${id}?wait=30`).set(api.auth);
     const started = Date.now();
     const done = pending.then((r) => ({ r, at: Date.now() }));
     await new Promise((r) => setTimeout(r, 400));
@@ -117,7 +104,7 @@ describe('GET /v1/transcripts/{id}', () => {
       },
     );
     const t0 = Date.now();
-    const t = await svc.getWaiting(acct.accountId, id, 30, closed.signal);
+    const t = await svc.getWaiting(api.account.accountId, id, 30, closed.signal);
     expect(t.status).toBe('processing');
     expect(Date.now() - t0).toBeLessThan(3000);
     await waiter.close();
@@ -126,7 +113,7 @@ describe('GET /v1/transcripts/{id}', () => {
   it('done: content, language, exact cost; list items carry no content', async () => {
     const id = await newTranscript({ externalId: 'job-9' });
     await finish(id, 11);
-    const res = await request(api.app).get(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
+    const res = await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(200);
     expect(res.body.data).toMatchObject({
       status: 'done',
       text: 'hello world',
@@ -139,7 +126,7 @@ describe('GET /v1/transcripts/{id}', () => {
       speakerCount: null,
       error: null,
     });
-    const list = await request(api.app).get('/v1/transcripts?externalId=job-9').set(acct.auth).expect(200);
+    const list = await request(api.app).get('/v1/transcripts?externalId=job-9').set(api.auth).expect(200);
     expect(list.body.data.transcripts).toHaveLength(1);
     expect(Object.keys(list.body.data.transcripts[0]).sort()).toEqual(
       [
@@ -159,13 +146,13 @@ describe('GET /v1/transcripts/{id}', () => {
         'url',
       ].sort(),
     );
-    expect(await checkAccountInvariants(api.db, acct.accountId)).toEqual([]);
+    expect(await checkAccountInvariants(api.db, api.account.accountId)).toEqual([]);
   });
 });
 
 describe('cancel', () => {
   it('cancels a processing transcript: status canceled, hold released, nothing charged', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 50 });
+    const a = await api.newAccount({ toppedUp: true, credits: 50 });
     const id = await newTranscript({}, a);
     const res = await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(a.auth).expect(200);
     expect(res.body.data).toMatchObject({ id, status: 'canceled', error: null, cost: 0, text: null });
@@ -179,30 +166,30 @@ describe('cancel', () => {
   it('409 transcript_finished on done and failed; 404 for unknown', async () => {
     const done = await newTranscript();
     await finish(done);
-    expect((await request(api.app).post(`/v1/transcripts/${done}/cancel`).set(acct.auth)).body).toEqual(
+    expect((await request(api.app).post(`/v1/transcripts/${done}/cancel`).set(api.auth)).body).toEqual(
       envelope('transcript_finished', false),
     );
     const failed = await newTranscript();
     await failTranscript(api.db, failed, 'audio_invalid', 'The audio could not be decoded.');
-    const f = await request(api.app).get(`/v1/transcripts/${failed}`).set(acct.auth).expect(200);
+    const f = await request(api.app).get(`/v1/transcripts/${failed}`).set(api.auth).expect(200);
     expect(f.body.data).toMatchObject({
       status: 'failed',
       cost: 0,
       error: { code: 'audio_invalid', message: 'The audio could not be decoded.' },
     });
-    await request(api.app).post(`/v1/transcripts/${failed}/cancel`).set(acct.auth).expect(409);
-    await request(api.app).post('/v1/transcripts/tr_nope/cancel').set(acct.auth).expect(404);
+    await request(api.app).post(`/v1/transcripts/${failed}/cancel`).set(api.auth).expect(409);
+    await request(api.app).post('/v1/transcripts/tr_nope/cancel').set(api.auth).expect(404);
   });
 
   it('a waiting GET wakes on cancel', async () => {
     const id = await newTranscript();
     const pending = request(api.app)
       .get(`/v1/transcripts/${id}?wait=30`)
-      .set(acct.auth)
+      .set(api.auth)
       .then((r) => r);
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
-    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(acct.auth).expect(200);
+    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(api.auth).expect(200);
     const r = await pending;
     expect(r.body.data.status).toBe('canceled');
     expect(Date.now() - t0).toBeLessThan(1000);
@@ -213,25 +200,25 @@ describe('delete', () => {
   it('409 while processing; afterwards content erased, 404 everywhere, usage record kept', async () => {
     const up = await request(api.app)
       .post('/v1/uploads')
-      .set(acct.auth)
+      .set(api.auth)
       .send(Buffer.from('RIFF....'))
       .expect(201);
     const res = await request(api.app)
       .post('/v1/transcripts')
-      .set(acct.auth)
+      .set(api.auth)
       .send({ uploadId: up.body.data.id })
       .expect(201);
     const id = res.body.data.id as string;
-    const busy = await request(api.app).delete(`/v1/transcripts/${id}`).set(acct.auth).expect(409);
+    const busy = await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(409);
     expect(busy.body).toEqual(envelope('transcript_processing', false));
     await finish(id, 5);
-    const del = await request(api.app).delete(`/v1/transcripts/${id}`).set(acct.auth).expect(200);
+    const del = await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(200);
     expect(del.body).toEqual({ data: { id, deleted: true } });
-    await request(api.app).get(`/v1/transcripts/${id}`).set(acct.auth).expect(404);
-    await request(api.app).delete(`/v1/transcripts/${id}`).set(acct.auth).expect(404);
-    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(acct.auth).expect(404);
-    await request(api.app).get(`/v1/uploads/${up.body.data.id}`).set(acct.auth).expect(404);
-    const list = await request(api.app).get('/v1/transcripts?perPage=100').set(acct.auth).expect(200);
+    await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(404);
+    await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(404);
+    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(api.auth).expect(404);
+    await request(api.app).get(`/v1/uploads/${up.body.data.id}`).set(api.auth).expect(404);
+    const list = await request(api.app).get('/v1/transcripts?perPage=100').set(api.auth).expect(200);
     expect(list.body.data.transcripts.map((t: { id: string }) => t.id)).not.toContain(id);
     expect(await api.db.transcriptContent.count({ where: { transcriptId: id } })).toBe(0);
     expect(await api.deps.blobs.exists(up.body.data.id)).toBe(false);
@@ -242,7 +229,7 @@ describe('delete', () => {
 
 describe('list', () => {
   it('page/perPage with total; filters; validation keys', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const a = await api.newAccount({ toppedUp: true });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await newTranscript({ externalId: i % 2 ? 'odd' : 'even' }, a));
     const p1 = await request(api.app).get('/v1/transcripts?perPage=2').set(a.auth).expect(200);
@@ -282,7 +269,7 @@ describe('list', () => {
   });
 
   it('cursor paging never skips or repeats while new transcripts arrive', async () => {
-    const a = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true });
+    const a = await api.newAccount({ toppedUp: true });
     const initial: string[] = [];
     for (let i = 0; i < 7; i++) initial.push(await newTranscript({}, a));
     const seen: string[] = [];
@@ -308,7 +295,7 @@ describe('list', () => {
     // Another account cannot use it either.
     const other = await request(api.app)
       .get(`/v1/transcripts?cursor=${encodeURIComponent(p.body.data.nextCursor)}`)
-      .set(acct.auth)
+      .set(api.auth)
       .expect(400);
     expect(other.body.error.code).toBe('validation');
   });

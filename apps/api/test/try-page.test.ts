@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createDb } from '@hark/db';
-import { type AppProcess, REPO_ROOT, createTestAccount, startApp, waitFor } from '@hark/testing';
+import { REPO_ROOT, testAudio, testEngine, waitFor } from '@hark/testing';
+import { stackTest, teardownFirst } from '@hark/testing/jest';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import request from 'supertest';
 import { PAGE_CSP } from '../src/routes/try-page.routes';
@@ -19,46 +18,25 @@ import {
 // The try page (GET /try) in Debian's chromium, headless, against built API and worker
 // processes, real Postgres, Redis, ffmpeg and whisper-cli. The worker runs the real multilingual
 // base model (the suite's test model transcribes to nothing), so there are words to click.
-const shared = path.resolve(REPO_ROOT, '../shared');
-const AUDIO = path.join(shared, 'audio/jfk.wav');
-const MODEL = path.join(shared, 'models/ggml-base.bin');
+const AUDIO = testAudio.jfkWav;
 /** Screenshots and downloads of the last run (gitignored). */
 const OUT = path.join(REPO_ROOT, '.hark/test-output/try-page');
 
-const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
-let api: AppProcess;
-let worker: AppProcess;
+const stack = stackTest({
+  name: 'try-page',
+  env: () => ({ WHISPER_MODEL: testEngine.baseModel }),
+  setupMs: 60_000,
+});
 let origin: string;
 let browser: Browser;
 
 beforeAll(async () => {
   await rm(OUT, { recursive: true, force: true });
   await mkdir(OUT, { recursive: true });
-  const storage = await mkdtemp(path.join(tmpdir(), 'hark-try-page-'));
-  const env = {
-    PORT: '0',
-    HARK_STORAGE_DIR: storage,
-    HARK_TMP_DIR: path.join(storage, 'tmp'),
-    HARK_REDIS_PREFIX: `hark-try-page-${process.pid}`,
-    WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-    WHISPER_MODEL: MODEL,
-    HARK_RETENTION_SWEEP_MS: '0',
-  };
-  api = startApp('api', env);
-  worker = startApp('worker', env);
-  origin = `http://127.0.0.1:${(await api.waitForLog('api listening')).port as number}`;
-  await worker.waitForLog('worker ready', 30_000);
+  origin = `http://127.0.0.1:${stack.api.port}`;
   browser = await launchChromium();
 }, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  api.kill('SIGTERM');
-  worker.kill('SIGTERM');
-  expect(await api.exited).toBe(0);
-  expect(await worker.exited).toBe(0);
-  await db.$disconnect();
-});
+teardownFirst(stack, () => browser?.close());
 
 describe('the page as files', () => {
   it('GET /try and GET / serve the page with no key, under a CSP that allows its own files and blob: audio only', async () => {
@@ -142,7 +120,7 @@ describe('the page in chromium', () => {
   }
 
   it('upload (resumed after a failed chunk) -> processing -> done; words seek the player; downloads', async () => {
-    const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true, credits: 100 });
+    const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
     // The first chunk fails on its way out, as a dropped connection would.
     await page.setRequestInterception(true);
     let aborted = 0;
@@ -180,7 +158,7 @@ describe('the page in chromium', () => {
       ...['PUT', 'GET', 'PUT'].map((m) => `${m} /v1/uploads/${uploadId}`),
     ]);
     expect(aborted).toBe(1);
-    const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
+    const upload = await stack.db.upload.findUniqueOrThrow({ where: { id: uploadId } });
     expect(Number(upload.receivedBytes)).toBe(size);
     // Long-poll, not a busy loop: every read of the transcript asks the API to wait.
     const reads = calls.filter((r) => r.method === 'GET' && /\/v1\/transcripts\/[^/]+\?/.test(r.url));
@@ -255,7 +233,7 @@ describe('the page in chromium', () => {
     expect(refused?.requestId).toMatch(/^req_/);
 
     // A real key and a speakers value the API refuses: 400 validation with its field.
-    const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true, credits: 100 });
+    const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
     expect(await transcribe(acct.apiKey, { speakers: '0-99' })).toBe('error');
     expect(await textOf(page, '#error-code')).toBe('validation');
     expect(await page.$$eval('#error-fields li', (els) => els.map((e) => e.textContent))).toEqual([

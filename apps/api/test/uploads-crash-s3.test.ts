@@ -6,7 +6,8 @@ import path from 'node:path';
 import { ListMultipartUploadsCommand, ListPartsCommand, type Part } from '@aws-sdk/client-s3';
 import { createDb } from '@hark/db';
 import { ResumableSha256, S3BlobStore, createS3Client } from '@hark/storage';
-import { type AppProcess, createTestAccount, s3TestBucket, startApp, waitFor } from '@hark/testing';
+import { whileUploadLocked } from './helpers';
+import { createTestAccount, s3TestBucket, startApiProcess, waitFor } from '@hark/testing';
 
 // The S3 driver's version of uploads-crash.test.ts: the API dies after parts of a chunk are in
 // the bucket but before Postgres records the chunk. The next replica must resume from the
@@ -16,14 +17,7 @@ afterAll(() => db.$disconnect());
 const MiB = 1 << 20;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function call(port: number, method: string, p: string, auth: Record<string, string>, body?: Buffer) {
-  const res = await fetch(`http://127.0.0.1:${port}${p}`, {
-    method,
-    headers: auth,
-    ...(body ? { body } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as { data: { id: string; receivedBytes: number } } };
-}
+type UploadData = { id: string; receivedBytes: number };
 
 describe('S3 uploads survive an API killed between a part and the database', () => {
   it('SIGKILL after parts were stored: resumes from the recorded offset, the new bytes replace the stale parts', async () => {
@@ -40,14 +34,12 @@ describe('S3 uploads survive an API killed between a part and the database', () 
       ...bucket.env,
     };
     const acct = await createTestAccount(db, process.env.HARK_SECRET!);
-    let api: AppProcess = startApp('api', env);
-    const listening = await api.waitForLog('api listening');
-    expect(listening.storage).toMatch(/^s3 \(bucket hark-test-/);
-    let port = listening.port as number;
+    let api = await startApiProcess(env);
+    expect(api.listening.storage).toMatch(/^s3 \(bucket hark-test-/);
 
     try {
       const head = randomBytes(300_000);
-      const created = await call(port, 'POST', '/v1/uploads', acct.auth, head);
+      const created = await api.call<UploadData>('POST', '/uploads', acct.auth, head);
       expect(created.status).toBe(201);
       const id = created.body.data.id;
       const name = `${settings.prefix}${id}`;
@@ -70,7 +62,7 @@ describe('S3 uploads survive an API killed between a part and the database', () 
       // recorded the chunk: the crash lands after the parts' PUTs and before the update.
       const req = http.request({
         host: '127.0.0.1',
-        port,
+        port: api.port,
         method: 'PUT',
         path: `/v1/uploads/${id}`,
         headers: { ...acct.auth, 'Content-Length': 12 * MiB },
@@ -88,13 +80,12 @@ describe('S3 uploads survive an API killed between a part and the database', () 
         [1, 5 * MiB],
         [2, 5 * MiB],
       ]);
-      api.kill('SIGKILL');
-      await api.exited;
+      api.proc.kill('SIGKILL');
+      await api.proc.exited;
       req.destroy();
 
-      api = startApp('api', env);
-      port = (await api.waitForLog('api listening')).port as number;
-      const after = await call(port, 'GET', `/v1/uploads/${id}`, acct.auth);
+      api = await startApiProcess(env);
+      const after = await api.call<UploadData>('GET', `/uploads/${id}`, acct.auth);
       expect(after.body.data.receivedBytes).toBe(head.length);
       // The stale parts are still there: the new replica must not trust them.
       expect((await storedParts()).map((p) => p.ETag)).toEqual(stale.map((p) => p.ETag));
@@ -104,27 +95,20 @@ describe('S3 uploads survive an API killed between a part and the database', () 
       const [firstChunk, ...moreChunks] = [6 * MiB, 4 * MiB + 123, 2 * MiB].map((n) => randomBytes(n));
       const chunks = [firstChunk!, ...moreChunks];
       // The dead writer's lock expires first (TTL 2 s here, 30 s by default).
-      const first = await waitFor(
-        async () => {
-          const r = await call(port, 'PUT', `/v1/uploads/${id}`, acct.auth, firstChunk);
-          return r.status === 200
-            ? r
-            : r.status === 409
-              ? null
-              : Promise.reject(new Error(`status ${r.status}`));
-        },
-        { timeout: 10_000, interval: 200, message: 'lock to expire' },
+      const first = await whileUploadLocked(
+        () => api.call<UploadData>('PUT', `/uploads/${id}`, acct.auth, firstChunk),
+        10_000,
       );
       let offset = first.body.data.receivedBytes;
       expect(offset).toBe(head.length + firstChunk!.length);
       for (const chunk of moreChunks) {
-        const r = await call(port, 'PUT', `/v1/uploads/${id}`, acct.auth, chunk);
+        const r = await api.call<UploadData>('PUT', `/uploads/${id}`, acct.auth, chunk);
         expect(r.status).toBe(200);
         expect(r.body.data.receivedBytes).toBe(offset + chunk.length);
         offset = r.body.data.receivedBytes;
       }
       const expected = Buffer.concat([head, ...chunks]);
-      expect((await call(port, 'GET', `/v1/uploads/${id}`, acct.auth)).body.data.receivedBytes).toBe(
+      expect((await api.call<UploadData>('GET', `/uploads/${id}`, acct.auth)).body.data.receivedBytes).toBe(
         expected.length,
       );
       // Both parts were overwritten with the new bytes.
@@ -143,8 +127,8 @@ describe('S3 uploads survive an API killed between a part and the database', () 
       expect(Number(row.receivedBytes)).toBe(expected.length);
       expect(await (await ResumableSha256.start(row.hashState)).digestHex()).toBe(sha(expected));
     } finally {
-      api.kill('SIGTERM');
-      await api.exited;
+      api.proc.kill('SIGTERM');
+      await api.proc.exited;
       s3.destroy();
     }
   });

@@ -5,19 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb } from '@hark/db';
 import { ResumableSha256 } from '@hark/storage';
-import { type AppProcess, createTestAccount, startApp, waitFor } from '@hark/testing';
+import { whileUploadLocked } from './helpers';
+import { createTestAccount, startApiProcess, waitFor } from '@hark/testing';
 
 const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
 afterAll(() => db.$disconnect());
 
-async function call(port: number, method: string, p: string, auth: Record<string, string>, body?: Buffer) {
-  const res = await fetch(`http://127.0.0.1:${port}${p}`, {
-    method,
-    headers: auth,
-    ...(body ? { body } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as { data: { id: string; receivedBytes: number } } };
-}
+type UploadData = { id: string; receivedBytes: number };
 
 describe('uploads survive a killed API process', () => {
   it('SIGKILL mid-chunk: state stays consistent, the lock frees itself, the upload resumes', async () => {
@@ -29,21 +23,19 @@ describe('uploads survive a killed API process', () => {
       HARK_REDIS_PREFIX: `hark-crash-${process.pid}`,
     };
     const acct = await createTestAccount(db, process.env.HARK_SECRET!);
-    let api: AppProcess = startApp('api', env);
-    const listening = await api.waitForLog('api listening');
+    let api = await startApiProcess(env);
     // The bundled process loads the native hasher (a fallback to the thread would be silent).
-    expect(listening.uploadHasher).toMatch(/^native/);
-    let port = listening.port as number;
+    expect(api.listening.uploadHasher).toMatch(/^native/);
 
     const head = randomBytes(300_000);
-    const created = await call(port, 'POST', '/v1/uploads', acct.auth, head);
+    const created = await api.call<UploadData>('POST', '/uploads', acct.auth, head);
     expect(created.status).toBe(201);
     const id = created.body.data.id;
 
     // Start a 4 MiB chunk, send half of it, then kill the API process.
     const req = http.request({
       host: '127.0.0.1',
-      port,
+      port: api.port,
       method: 'PUT',
       path: `/v1/uploads/${id}`,
       headers: { ...acct.auth, 'Content-Length': 4 * 1024 * 1024 },
@@ -53,31 +45,22 @@ describe('uploads survive a killed API process', () => {
     await waitFor(async () => (await readFile(path.join(storage, id))).length > head.length, {
       message: 'partial chunk reached the disk',
     });
-    api.kill('SIGKILL');
-    await api.exited;
+    api.proc.kill('SIGKILL');
+    await api.proc.exited;
     req.destroy();
 
     // The replica that takes over hashes on the wasm thread: the state the native hasher saved
     // for the first bytes must carry on there (a mixed fleet, or a platform without koffi).
-    api = startApp('api', { ...env, HARK_UPLOAD_HASHER: 'thread' });
-    const relistening = await api.waitForLog('api listening');
-    expect(relistening.uploadHasher).toMatch(/^thread/);
-    port = relistening.port as number;
+    api = await startApiProcess({ ...env, HARK_UPLOAD_HASHER: 'thread' });
+    expect(api.listening.uploadHasher).toMatch(/^thread/);
     try {
-      const after = await call(port, 'GET', `/v1/uploads/${id}`, acct.auth);
+      const after = await api.call<UploadData>('GET', `/uploads/${id}`, acct.auth);
       expect(after.body.data.receivedBytes).toBe(head.length);
       // The dead writer's lock expires (TTL 2 s here, 30 s by default); then the upload resumes.
       const tail = randomBytes(1000);
-      const resumed = await waitFor(
-        async () => {
-          const r = await call(port, 'PUT', `/v1/uploads/${id}`, acct.auth, tail);
-          return r.status === 200
-            ? r
-            : r.status === 409
-              ? null
-              : Promise.reject(new Error(`status ${r.status}`));
-        },
-        { timeout: 5000, interval: 200, message: 'lock to expire' },
+      const resumed = await whileUploadLocked(
+        () => api.call<UploadData>('PUT', `/uploads/${id}`, acct.auth, tail),
+        5000,
       );
       expect(resumed.body.data.receivedBytes).toBe(head.length + tail.length);
       const stored = await readFile(path.join(storage, id));
@@ -86,8 +69,8 @@ describe('uploads survive a killed API process', () => {
       const row = await db.upload.findUniqueOrThrow({ where: { id } });
       expect(await (await ResumableSha256.start(row.hashState)).digestHex()).toBe(sha(stored));
     } finally {
-      api.kill('SIGTERM');
-      await api.exited;
+      api.proc.kill('SIGTERM');
+      await api.proc.exited;
     }
   });
 });

@@ -1,34 +1,22 @@
 import { stat } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { grant } from '@hark/billing';
-import { createTestAccount, waitFor, type TestAccount } from '@hark/testing';
+import { type TestAccount, waitFor } from '@hark/testing';
 import request from 'supertest';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope, rawRequest } from './helpers';
 
 // Issue 15, item 4: storage without credit. Small caps so the tests move little data.
 const MiB = 1024 * 1024;
 const QUOTA = 8 * MiB;
 const NO_CREDIT = 1 * MiB;
 
-let api: TestApi;
-let server: http.Server;
+const api = apiTest({ config: { uploadQuotaBytes: QUOTA, uploadNoCreditBytes: NO_CREDIT } });
 let port: number;
-
 beforeAll(async () => {
-  api = startTestApi({ uploadQuotaBytes: QUOTA, uploadNoCreditBytes: NO_CREDIT });
-  server = http.createServer(api.app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await api.close();
+  port = await api.listen();
 });
 
-const account = (credits: number) => createTestAccount(api.db, api.deps.config.secret, { credits });
+const account = (credits: number) => api.newAccount({ credits });
 const fileSize = async (id: string) => (await stat(path.join(api.deps.config.storageDir, id))).size;
 const received = async (acct: TestAccount, id: string) =>
   (await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200)).body.data
@@ -43,25 +31,8 @@ const put = (acct: TestAccount, id: string, body: Buffer) =>
   request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(body);
 
 /** A PUT whose body we send in pieces (supertest sends whole bodies). */
-function rawPut(acct: TestAccount, id: string, headers: Record<string, string | number>) {
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'PUT',
-    path: `/v1/uploads/${id}`,
-    headers: { ...acct.auth, ...headers },
-  });
-  req.on('error', () => undefined);
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-  });
-  return { req, response };
-}
+const rawPut = (acct: TestAccount, id: string, headers: Record<string, string | number>) =>
+  rawRequest(port, 'PUT', `/v1/uploads/${id}`, { ...acct.auth, ...headers });
 
 describe('upload quota', () => {
   it('an account without credit is refused 402 insufficient_balance past the no-credit allowance; refused bytes are not stored', async () => {

@@ -1,58 +1,32 @@
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import request from 'supertest';
-import { createTestAccount, waitFor, type TestAccount } from '@hark/testing';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { waitFor } from '@hark/testing';
+import { apiTest, envelope, rawRequest } from './helpers';
 
-let api: TestApi;
-let acct: TestAccount;
-let server: http.Server;
-let port: number;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
 
+// These tests hold several GiB of declared and sparse uploads on one account: the quota
+// (uploads-quota.test.ts) is lifted out of their way.
+const api = apiTest({ config: { uploadLockTtlMs: 2000, uploadQuotaBytes: 64 * 1024 ** 3 }, account: {} });
+let port: number;
 beforeAll(async () => {
-  // These tests hold several GiB of declared and sparse uploads on one account: the quota
-  // (uploads-quota.test.ts) is lifted out of their way.
-  api = startTestApi({ uploadLockTtlMs: 2000, uploadQuotaBytes: 64 * 1024 ** 3 });
-  acct = await createTestAccount(api.db, api.deps.config.secret);
-  server = http.createServer(api.app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await api.close();
+  port = await api.listen();
 });
 
+/** PUT a chunk of upload `id` as the block's account. */
+const putChunk = (id: string, body: Buffer) =>
+  request(api.app).put(`/v1/uploads/${id}`).set(api.auth).send(body);
 const storedFile = (id: string) => path.join(api.deps.config.storageDir, id);
 
 /** A raw request whose body we control byte by byte (supertest always sends whole bodies). */
-function rawPut(id: string, headers: Record<string, string | number>) {
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'PUT',
-    path: `/v1/uploads/${id}`,
-    headers: { ...acct.auth, ...headers },
-  });
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-  });
-  return { req, response };
-}
+const rawPut = (id: string, headers: Record<string, string | number>) =>
+  rawRequest(port, 'PUT', `/v1/uploads/${id}`, { ...api.auth, ...headers });
 
 async function newUpload(query = ''): Promise<string> {
-  const res = await request(api.app).post(`/v1/uploads${query}`).set(acct.auth).expect(201);
+  const res = await request(api.app).post(`/v1/uploads${query}`).set(api.auth).expect(201);
   return res.body.data.id as string;
 }
 
@@ -62,7 +36,7 @@ describe('uploads', () => {
     const first = file.subarray(0, 2 * MiB);
     const created = await request(api.app)
       .post(`/v1/uploads?expectedBytes=${file.length}&sha256=${sha(file).toUpperCase()}`)
-      .set(acct.auth)
+      .set(api.auth)
       .send(first)
       .expect(201);
     expect(created.headers['cache-control']).toBe('no-store');
@@ -78,12 +52,12 @@ describe('uploads', () => {
     for (let off = 2 * MiB; off < file.length; off += 1 * MiB + 7) {
       const res = await request(api.app)
         .put(`/v1/uploads/${id}`)
-        .set(acct.auth)
+        .set(api.auth)
         .send(file.subarray(off, Math.min(file.length, off + 1 * MiB + 7)))
         .expect(200);
       expect(res.body.data.receivedBytes).toBe(Math.min(file.length, off + 1 * MiB + 7));
     }
-    const got = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
+    const got = await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(200);
     expect(got.headers['cache-control']).toBe('no-store');
     expect(got.body.data.receivedBytes).toBe(file.length);
     expect(sha(await readFile(storedFile(id)))).toBe(sha(file));
@@ -94,18 +68,18 @@ describe('uploads', () => {
   });
 
   it('an empty POST creates an empty upload', async () => {
-    const res = await request(api.app).post('/v1/uploads').set(acct.auth).expect(201);
+    const res = await request(api.app).post('/v1/uploads').set(api.auth).expect(201);
     expect(res.body.data).toMatchObject({ receivedBytes: 0, expectedBytes: null, sha256: null });
   });
 
   it('validates expectedBytes and sha256 with the spec keys, together', async () => {
     for (const bad of ['0', '-1', 'abc', '1.5', String(2 * 1024 ** 3 + 1), '99999999999']) {
-      const res = await request(api.app).post(`/v1/uploads?expectedBytes=${bad}`).set(acct.auth).expect(400);
+      const res = await request(api.app).post(`/v1/uploads?expectedBytes=${bad}`).set(api.auth).expect(400);
       expect(res.body).toEqual(envelope('validation', false, { expectedBytes: 'expected_bytes_invalid' }));
     }
     const both = await request(api.app)
       .post(`/v1/uploads?expectedBytes=x&sha256=${'g'.repeat(64)}`)
-      .set(acct.auth)
+      .set(api.auth)
       .expect(400);
     expect(both.body.error.fields).toEqual({
       expectedBytes: 'expected_bytes_invalid',
@@ -113,27 +87,19 @@ describe('uploads', () => {
     });
     await request(api.app)
       .post(`/v1/uploads?sha256=${'a'.repeat(63)}`)
-      .set(acct.auth)
+      .set(api.auth)
       .expect(400);
     await request(api.app)
       .post(`/v1/uploads?expectedBytes=${2 * 1024 ** 3}`)
-      .set(acct.auth)
+      .set(api.auth)
       .expect(201);
   });
 
   it('chunk errors: empty, too large (declared and streamed), unknown and foreign uploads', async () => {
     const id = await newUpload();
-    const empty = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(0))
-      .expect(400);
+    const empty = await putChunk(id, Buffer.alloc(0)).expect(400);
     expect(empty.body).toEqual(envelope('chunk_empty', false));
-    const big = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(16 * MiB + 1))
-      .expect(413);
+    const big = await putChunk(id, Buffer.alloc(16 * MiB + 1)).expect(413);
     expect(big.body).toEqual(envelope('chunk_too_large', false));
     // Chunked transfer: no Content-Length, refused once the count passes 16 MiB.
     const { req, response } = rawPut(id, { 'Transfer-Encoding': 'chunked' });
@@ -143,17 +109,13 @@ describe('uploads', () => {
     const streamed = await response;
     expect(streamed.status).toBe(413);
     expect(JSON.parse(streamed.body).error.code).toBe('chunk_too_large');
-    await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(16 * MiB))
-      .expect(200);
+    await putChunk(id, Buffer.alloc(16 * MiB)).expect(200);
 
-    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const other = await api.newAccount();
     for (const [auth, target] of [
       [other.auth, id],
-      [acct.auth, 'up_doesnotexist'],
-      [acct.auth, 'x'.repeat(80)],
+      [api.auth, 'up_doesnotexist'],
+      [api.auth, 'x'.repeat(80)],
     ] as const) {
       const res = await request(api.app)
         .put(`/v1/uploads/${target}`)
@@ -163,7 +125,7 @@ describe('uploads', () => {
       expect(res.body).toEqual(envelope('upload_not_found', false));
       await request(api.app).get(`/v1/uploads/${target}`).set(auth).expect(404);
     }
-    const res = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
+    const res = await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(200);
     expect(res.body.data.receivedBytes).toBe(16 * MiB);
   });
 
@@ -171,40 +133,22 @@ describe('uploads', () => {
     const id = await newUpload();
     const nearly = 2 * 1024 ** 3 - 10;
     // A sparse file stands in for 2 GiB of earlier chunks.
-    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.from('x')).expect(200);
+    await putChunk(id, Buffer.from('x')).expect(200);
     await truncate(storedFile(id), nearly);
     await api.db.upload.update({ where: { id }, data: { receivedBytes: BigInt(nearly) } });
-    const res = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(11))
-      .expect(413);
+    const res = await putChunk(id, Buffer.alloc(11)).expect(413);
     expect(res.body).toEqual(envelope('upload_too_large', false));
-    const ok = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(10))
-      .expect(200);
+    const ok = await putChunk(id, Buffer.alloc(10)).expect(200);
     expect(ok.body.data.receivedBytes).toBe(2 * 1024 ** 3);
   });
 
   it('refuses a POST body over 100 MB before reading it', async () => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/v1/uploads',
-      headers: { ...acct.auth, 'Content-Length': 100_000_001 },
+    const { req, response } = rawRequest(port, 'POST', '/v1/uploads', {
+      ...api.auth,
+      'Content-Length': 100_000_001,
     });
-    req.on('error', () => undefined);
-    const res = await new Promise<{ status: number; body: string; connection?: string }>((resolve) => {
-      req.on('response', (r) => {
-        let body = '';
-        r.on('data', (c: Buffer) => (body += c.toString()));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, body, connection: r.headers.connection }));
-      });
-      req.write(Buffer.alloc(1024));
-    });
+    req.write(Buffer.alloc(1024));
+    const res = await response;
     req.destroy();
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual(envelope('payload_too_large', false));
@@ -222,11 +166,7 @@ describe('uploads', () => {
         message: 'first writer holds the lock',
       },
     );
-    const second = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(100, 'b'))
-      .expect(409);
+    const second = await putChunk(id, Buffer.alloc(100, 'b')).expect(409);
     expect(second.body).toEqual(envelope('upload_busy', true));
     slow.req.end(a.subarray(MiB));
     expect((await slow.response).status).toBe(200);
@@ -236,23 +176,19 @@ describe('uploads', () => {
 
   it('an upload a transcript was created from takes no more chunks (409 upload_busy, not retryable)', async () => {
     const id = await newUpload();
-    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.alloc(1000, 'a')).expect(200);
-    await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: id }).expect(201);
-    const late = await request(api.app)
-      .put(`/v1/uploads/${id}`)
-      .set(acct.auth)
-      .send(Buffer.alloc(100, 'b'))
-      .expect(409);
+    await putChunk(id, Buffer.alloc(1000, 'a')).expect(200);
+    await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId: id }).expect(201);
+    const late = await putChunk(id, Buffer.alloc(100, 'b')).expect(409);
     expect(late.body).toEqual(envelope('upload_busy', false));
     expect(late.body.error.message).toMatch(/new upload/);
-    const after = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
+    const after = await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(200);
     expect(after.body.data.receivedBytes).toBe(1000);
     expect((await readFile(storedFile(id))).length).toBe(1000);
   });
 
   it('a client that drops mid-chunk leaves the upload consistent and resumable', async () => {
     const id = await newUpload();
-    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.from('start:')).expect(200);
+    await putChunk(id, Buffer.from('start:')).expect(200);
     const dropped = rawPut(id, { 'Content-Length': 4 * MiB });
     dropped.req.on('error', () => undefined);
     dropped.response.catch(() => undefined);
@@ -268,10 +204,10 @@ describe('uploads', () => {
         message: 'lock released after the drop',
       },
     );
-    const state = await request(api.app).get(`/v1/uploads/${id}`).set(acct.auth).expect(200);
+    const state = await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(200);
     expect(state.body.data.receivedBytes).toBe(6);
     expect((await readFile(storedFile(id))).toString()).toBe('start:');
-    await request(api.app).put(`/v1/uploads/${id}`).set(acct.auth).send(Buffer.from('end')).expect(200);
+    await putChunk(id, Buffer.from('end')).expect(200);
     expect((await readFile(storedFile(id))).toString()).toBe('start:end');
   });
 });

@@ -7,17 +7,11 @@ import {
   webhookProducer,
   workerConnection,
 } from '@hark/queue';
-import {
-  type Receiver,
-  type TestAccount,
-  createTestAccount,
-  signatureValid,
-  startReceiver,
-  waitFor,
-} from '@hark/testing';
+import { type Receiver, type TestAccount, signatureValid, startReceiver, waitFor } from '@hark/testing';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 // The dispatcher runs in-process: replays are sent by it, never by the API.
 import { type RunningDispatcher, loadDispatcherConfig, startDispatcher } from '@hark/webhook-dispatcher';
+import { deliveryRecord, teardownFirst } from '@hark/testing/jest';
 import express, { type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
@@ -28,7 +22,7 @@ import { requestContext } from '../src/middleware/request-context';
 import { webhookRoutes } from '../src/routes/webhook.routes';
 import { WebhookReplayQueue } from '../src/services/webhook-delivery-replay';
 import { WebhookDeliveryService } from '../src/services/webhook-delivery.service';
-import { envelope, startTestApi, type TestApi } from './helpers';
+import { apiTest, envelope } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -46,8 +40,7 @@ const RECORD_KEYS = [
   'createdAt',
 ];
 
-let api: TestApi;
-let acct: TestAccount;
+const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 let dispatcher: RunningDispatcher;
 let workerRedis: Redis;
 let webhooks: WebhookProducer;
@@ -57,8 +50,6 @@ let rx: Receiver;
 let status = 200;
 
 beforeAll(async () => {
-  api = startTestApi();
-  acct = await createTestAccount(api.db, api.deps.config.secret, { toppedUp: true, credits: 1000 });
   workerRedis = workerConnection(api.deps.config.redisUrl);
   // Three automatic attempts 1 s apart, so a test sees the whole schedule and its end.
   const config = loadDispatcherConfig({
@@ -77,28 +68,18 @@ beforeAll(async () => {
   webhookQueue = webhooks.queue;
   rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope' }));
 });
-afterAll(async () => {
+teardownFirst(api, async () => {
   await dispatcher.close(0);
   await webhookQueue.close();
   await rx.close();
   await workerRedis.quit();
-  await api.close();
 });
 beforeEach(() => {
   status = 200;
 });
 
-async function create(
-  body: Record<string, unknown> = { webhookUrl: rx.url },
-  a: TestAccount = acct,
-): Promise<string> {
-  const res = await request(api.app)
-    .post('/v1/transcripts')
-    .set(a.auth)
-    .send({ url: 'https://e.com/a.wav', ...body })
-    .expect(201);
-  return res.body.data.id as string;
-}
+const create = (body: Record<string, unknown> = { webhookUrl: rx.url }, a: TestAccount = api.account) =>
+  api.createTranscript(a, body);
 
 /** The worker's side: the transition, then attempt 1 with its job id (only with a webhookUrl). */
 async function finish(id: string, how: 'done' | 'failed' = 'done', announce = true) {
@@ -116,11 +97,11 @@ async function finish(id: string, how: 'done' | 'failed' = 'done', announce = tr
 }
 
 const history = async (id: string) =>
-  (await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(acct.auth).expect(200)).body
+  (await request(api.app).get(`/v1/transcripts/${id}/webhook-deliveries`).set(api.auth).expect(200)).body
     .data as Record<string, unknown>[];
 const historyOf = (id: string, n: number) =>
   waitFor(async () => ((await history(id)).length >= n ? history(id) : null), { message: `${n} deliveries` });
-const replay = (id: string, a: TestAccount = acct) =>
+const replay = (id: string, a: TestAccount = api.account) =>
   request(api.app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(a.auth);
 
 describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
@@ -128,7 +109,7 @@ describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
     const id = await create();
     const empty = await request(api.app)
       .get(`/v1/transcripts/${id}/webhook-deliveries`)
-      .set(acct.auth)
+      .set(api.auth)
       .expect(200);
     expect(empty.body).toEqual({ data: [] });
     expect(empty.headers['ratelimit-limit']).toBe('1200');
@@ -140,32 +121,24 @@ describe('GET /v1/transcripts/{id}/webhook-deliveries', () => {
     const data = await historyOf(id, 2);
     for (const d of data) expect(Object.keys(d)).toEqual(RECORD_KEYS);
     expect(data).toEqual([
-      {
-        id: expect.stringMatching(/^whd_/),
+      deliveryRecord({
         transcriptId: id,
         url: rx.url,
         attempt: 1,
         delivered: false,
         statusCode: 500,
-        error: null,
         responsePreview: 'nope',
-        durationMs: expect.any(Number),
-        manual: false,
         createdAt: expect.any(String),
-      },
-      {
-        id: expect.stringMatching(/^whd_/),
+      }),
+      deliveryRecord({
         transcriptId: id,
         url: rx.url,
         attempt: 2,
         delivered: true,
         statusCode: 200,
-        error: null,
         responsePreview: 'ok',
-        durationMs: expect.any(Number),
-        manual: false,
         createdAt: expect.any(String),
-      },
+      }),
     ]);
     expect(Date.parse(data[1]!.createdAt as string)).toBeGreaterThan(
       Date.parse(data[0]!.createdAt as string),
@@ -219,7 +192,7 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
 
     const sent = rx.requests.filter((r) => r.headers['hark-delivery-id'] === `whd_${id}`);
     expect(sent).toHaveLength(5);
-    expect(sent.every((r) => signatureValid(r, acct.apiKey).valid)).toBe(true);
+    expect(sent.every((r) => signatureValid(r, api.account.apiKey).valid)).toBe(true);
     expect(JSON.parse(sent[4]!.body)).toMatchObject({
       id,
       status: 'failed',
@@ -232,7 +205,7 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     await finish(bare, 'done', false);
     const processing = await create();
     const canceled = await create();
-    await request(api.app).post(`/v1/transcripts/${canceled}/cancel`).set(acct.auth).expect(200);
+    await request(api.app).post(`/v1/transcripts/${canceled}/cancel`).set(api.auth).expect(200);
     for (const id of [bare, processing, canceled]) {
       const res = await replay(id).expect(409);
       expect(res.body).toEqual(envelope('no_webhook', false));
@@ -247,15 +220,15 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     const id = await create({ webhookUrl: rx.url });
     await finish(id);
     await historyOf(id, 1);
-    const other = await createTestAccount(api.db, api.deps.config.secret);
+    const other = await api.newAccount();
     const deleted = await create();
     await finish(deleted);
     await historyOf(deleted, 1);
-    await request(api.app).delete(`/v1/transcripts/${deleted}`).set(acct.auth).expect(200);
+    await request(api.app).delete(`/v1/transcripts/${deleted}`).set(api.auth).expect(200);
     for (const [a, target] of [
       [other, id],
-      [acct, 'tr_unknown'],
-      [acct, deleted],
+      [api.account, 'tr_unknown'],
+      [api.account, deleted],
     ] as const) {
       const get = await request(api.app)
         .get(`/v1/transcripts/${target}/webhook-deliveries`)
@@ -286,10 +259,7 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
       .use(errorHandler);
     const id = await create();
     await finish(id, 'done', false);
-    const res = await request(app)
-      .post(`/v1/transcripts/${id}/webhook-deliveries`)
-      .set(acct.auth)
-      .expect(500);
+    const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(api.auth).expect(500);
     expect(res.body).toEqual(envelope('internal', true));
     const orphan = catalogQueue('webhook', workerRedis, prefix);
     expect(await orphan.getJobCounts('wait', 'delayed', 'active')).toEqual({

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { type Db, type WebhookDelivery, createDb } from '@hark/db';
 import { type CatalogQueue, type Queues, createQueues, workerConnection } from '@hark/queue';
-import { type TestAccount, createProcessingTranscript, createTestAccount } from '@hark/testing';
+import {
+  type Receiver,
+  type Reply,
+  type TestAccount,
+  createProcessingTranscript,
+  createTestAccount,
+  startReceiver,
+} from '@hark/testing';
+import { type HarnessFixture, dispatcherTest as dispatcherFixture } from '@hark/testing/jest';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
@@ -38,6 +46,9 @@ export interface Harness {
   stopDispatchers(): Promise<void>;
   enqueueAttempt(id: string, attempt: number): Promise<void>;
   deliveries(id: string): Promise<WebhookDelivery[]>;
+  /** A webhook receiver (`startReceiver`), closed by `closeReceivers` or at the end. */
+  receiver(reply?: (i: number) => Reply): Promise<Receiver>;
+  closeReceivers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +61,10 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
   const queue = queues.webhooks.queue;
   const account = await createTestAccount(db, config.secret, { toppedUp: true, credits: 1000 });
   const running: RunningDispatcher[] = [];
+  const receivers: Receiver[] = [];
+  const closeReceivers = async () => {
+    await Promise.allSettled(receivers.splice(0).map((r) => r.close()));
+  };
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
 
   const enqueueAttempt = (id: string, attempt: number) => queues.webhooks.enqueueAttempt(id, attempt);
@@ -105,13 +120,29 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     enqueueAttempt,
     deliveries: (id) =>
       db.webhookDelivery.findMany({ where: { transcriptId: id }, orderBy: { attempt: 'asc' } }),
+    async receiver(reply) {
+      const r = await startReceiver(reply);
+      receivers.push(r);
+      return r;
+    },
+    closeReceivers,
     async close() {
       await Promise.allSettled(running.splice(0).map((d) => d.close(0)));
+      await closeReceivers();
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queues.close();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };
+}
+
+/**
+ * `createHarness(overrides)` for the block it is called in (`@hark/testing/jest`
+ * `dispatcherTest`): built before its tests, closed after (with its dispatchers, in process or
+ * built, and receivers).
+ */
+export function dispatcherTest(overrides: Record<string, string> = {}): HarnessFixture<Harness> {
+  return dispatcherFixture(() => createHarness(overrides));
 }
 
 // The webhook receiver lives in @hark/testing (the API's tests use it too).

@@ -1,46 +1,18 @@
-import { type AppProcess, startApp, waitFor } from '@hark/testing';
-import {
-  type Harness,
-  type Receiver,
-  type Reply,
-  createHarness,
-  signatureValid,
-  startReceiver,
-} from './dispatcher-env';
+import { waitFor } from '@hark/testing';
+import { type Reply, dispatcherTest, signatureValid } from './dispatcher-env';
 
 // The built dispatcher (apps/webhook-dispatcher/dist/main.js) as a real process: readiness log,
 // SIGTERM, and a SIGKILL in the middle of a send. Locks and the stalled check are shortened
 // through config so a dead process's job is picked up again within about 2 s.
 jest.setTimeout(60_000);
 
-let h: Harness;
-const processes: AppProcess[] = [];
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  h = await createHarness({
-    HARK_JOB_LOCK_MS: '2000',
-    HARK_STALLED_INTERVAL_MS: '500',
-    HARK_WEBHOOK_SCHEDULE_MS: '0,500',
-  });
+const h = dispatcherTest({
+  HARK_JOB_LOCK_MS: '2000',
+  HARK_STALLED_INTERVAL_MS: '500',
+  HARK_WEBHOOK_SCHEDULE_MS: '0,500',
 });
-afterAll(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await Promise.allSettled(receivers.map((r) => r.close()));
-  await h.close();
-});
-
-async function dispatcher(): Promise<AppProcess> {
-  const p = startApp('webhook-dispatcher', h.env);
-  processes.push(p);
-  await p.waitForLog('dispatcher ready', 20_000);
-  return p;
-}
-
-async function receiver(reply: (i: number) => Reply): Promise<Receiver> {
-  const r = await startReceiver(reply);
-  receivers.push(r);
-  return r;
-}
+const dispatcher = () => h.startProcess();
+const receiver = (reply: (i: number) => Reply) => h.receiver(reply);
 
 const records = (id: string, n: number) =>
   waitFor(async () => ((await h.deliveries(id)).length >= n ? h.deliveries(id) : null), {

@@ -1,19 +1,11 @@
 import { createServer } from 'node:net';
-import { type AppProcess, metricSample, scrapeMetrics, startApp } from '@hark/testing';
-import { type Harness, createHarness } from './dispatcher-env';
+import { metricSample, scrapeMetrics } from '@hark/testing';
+import { dispatcherTest } from './dispatcher-env';
 
 // The built dispatcher serves its metrics on HARK_METRICS_PORT (apps/webhook-dispatcher/dist/main.js).
 jest.setTimeout(40_000);
 
-let h: Harness;
-let p: AppProcess | undefined;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  p?.kill('SIGKILL');
-  await h.close();
-});
+const h = dispatcherTest();
 
 it('serves /metrics and /healthz on HARK_METRICS_PORT; SIGTERM exits 0', async () => {
   const s = createServer();
@@ -21,12 +13,7 @@ it('serves /metrics and /healthz on HARK_METRICS_PORT; SIGTERM exits 0', async (
   const { port } = s.address() as { port: number };
   await new Promise<void>((resolve) => s.close(() => resolve()));
 
-  p = startApp('webhook-dispatcher', {
-    ...h.env,
-    HARK_METRICS_PORT: String(port),
-    HARK_METRICS_HOST: '127.0.0.1',
-  });
-  await p.waitForLog('dispatcher ready', 20_000);
+  const p = await h.startProcess({ HARK_METRICS_PORT: String(port), HARK_METRICS_HOST: '127.0.0.1' });
   await p.waitForLog('metrics listening');
   const base = `http://127.0.0.1:${port}`;
   expect((await fetch(`${base}/healthz`)).status).toBe(200);

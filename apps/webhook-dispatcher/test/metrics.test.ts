@@ -1,31 +1,26 @@
 import { type MetricsServer, startMetricsServer } from '@hark/metrics';
 import { metricSample, scrapeMetrics, waitFor } from '@hark/testing';
-import { type Harness, type Receiver, createHarness, startReceiver } from './dispatcher-env';
+import { teardownFirst } from '@hark/testing/jest';
+import { type Receiver, dispatcherTest } from './dispatcher-env';
 
 // Real sends through an in-process dispatcher, then a scrape of its registry over HTTP, the way
 // main.ts serves it.
 jest.setTimeout(40_000);
 
-let h: Harness;
+const h = dispatcherTest();
 let ok: Receiver;
 let broken: Receiver;
 let server: MetricsServer;
 let base: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  ok = await startReceiver(() => ({ status: 200, body: 'ok' }));
-  broken = await startReceiver(() => ({ status: 500, body: 'nope' }));
+  ok = await h.receiver(() => ({ status: 200, body: 'ok' }));
+  broken = await h.receiver(() => ({ status: 500, body: 'nope' }));
   // Two automatic attempts 200 ms apart.
   const running = await h.start({ HARK_WEBHOOK_SCHEDULE_MS: '0,200', HARK_WEBHOOK_TIMEOUT_MS: '1000' });
   server = await startMetricsServer({ registry: running.metrics.registry, port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${server.port}`;
-});
-afterAll(async () => {
-  await server.close();
-  await h.stopDispatchers();
-  await Promise.allSettled([ok.close(), broken.close()]);
-  await h.close();
+  teardownFirst(h, () => server.close());
 });
 
 it('counts attempts by outcome (delivered, failed then gave_up) with their send durations', async () => {

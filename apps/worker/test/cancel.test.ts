@@ -1,39 +1,28 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cancelTranscript } from '@hark/transcripts';
-import { checkAccountInvariants, waitFor } from '@hark/testing';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  testEnv,
-  transcriptRow,
-  whisperPids,
-} from './worker-test-env';
+import { checkAccountInvariants, waitFor, whisperPids } from '@hark/testing';
+import { testEnv, workerTest } from './worker-test-env';
 
 jest.setTimeout(60_000);
 
-let h: TestHarness;
+const h = workerTest();
 beforeAll(async () => {
-  h = await createHarness();
   await h.startWorker();
 });
-afterAll(() => h.close());
 
 describe('cancel', () => {
   it('mid-transcription: whisper-cli is gone within 1 s, the job ends quietly, nothing is charged', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(testEnv.speech60Wav));
-    const id = await createTranscript(h.db, acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, readFileSync(testEnv.speech60Wav));
+    const id = await h.transcript(acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
     await h.enqueue(id);
     // The engine's command line holds the job's scratch folder, named after the transcript.
     const pids = await waitFor(() => (whisperPids(id).length > 0 ? whisperPids(id) : null), {
       timeout: 30_000,
       message: 'whisper-cli running for the transcript',
     });
-    const held = await transcriptRow(h.db, id);
+    const held = await h.row(id);
     expect(held.reserved.toString()).toBe('0.6'); // 60 s at 36 cents/h: the real duration's hold
 
     // What the API's cancel does: the transition (releases the hold), then the broadcast.
@@ -51,7 +40,7 @@ describe('cancel', () => {
       message: 'job to end',
     });
     expect((await h.transcribeQueue.getJob(id))?.returnvalue).toBe('canceled');
-    const t = await transcriptRow(h.db, id);
+    const t = await h.row(id);
     expect(t).toMatchObject({
       status: 'canceled',
       errorCode: null,

@@ -3,17 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { QUEUES, bullPrefix } from '@hark/queue';
-import { checkAccountInvariants, waitFor } from '@hark/testing';
+import { type TestAccount, checkAccountInvariants, waitFor } from '@hark/testing';
 import { Worker } from 'bullmq';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  testEnv,
-  transcriptRow,
-} from './worker-test-env';
+import { type TestHarness, createHarness, testEnv } from './worker-test-env';
 
 // Retries and the failures that end them. The retry back-off is shrunk through the job options
 // (the producer's side); the worker's behaviour is what runs in production.
@@ -50,21 +42,26 @@ async function harness(env: Record<string, string>): Promise<TestHarness> {
   return h;
 }
 
-async function submit(h: TestHarness, audio: Buffer) {
-  const acct = await createAccount(h.db, 1000);
-  const uploadId = await createUpload(h.db, h.blobs, acct.accountId, audio);
-  const id = await createTranscript(h.db, acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
-  return { acct, id };
-}
+const submit = (h: TestHarness, audio: Buffer) =>
+  h.submit(audio, { webhookUrl: 'https://hooks.example.com/x' });
 
 const failedRow = (h: TestHarness, id: string) =>
   waitFor(
     async () => {
-      const t = await transcriptRow(h.db, id);
+      const t = await h.row(id);
       return t.status === 'failed' ? t : null;
     },
     { timeout: 40_000, interval: 100, message: 'transcript failed' },
   );
+
+/** Waits for `id` to fail as `fields` say, with its hold released and the account's books whole. */
+async function expectFailed(h: TestHarness, acct: TestAccount, id: string, fields: Record<string, unknown>) {
+  const t = await failedRow(h, id);
+  expect(t).toMatchObject(fields);
+  expect(t.reserved.toString()).toBe('0');
+  expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
+  return t;
+}
 
 describe.each([
   ['WHISPER_BIN=/bin/false', { WHISPER_BIN: '/bin/false' }],
@@ -74,17 +71,13 @@ describe.each([
     const h = await harness(env);
     const { acct, id } = await submit(h, readFileSync(tone));
     await h.enqueue(id, FAST_RETRY);
-    const t = await failedRow(h, id);
-
-    expect(t).toMatchObject({
+    const t = await expectFailed(h, acct, id, {
       errorCode: 'engine_failed',
       errorMessage: 'Transcription failed after every retry.',
       workerAttempts: 3,
       durationSeconds: 0,
     });
     expect(t.cost.toString()).toBe('0');
-    expect(t.reserved.toString()).toBe('0');
-    expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
     const account = await h.db.account.findUniqueOrThrow({ where: { id: acct.accountId } });
     expect(account.total.toString()).toBe('1000');
     await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'failed');
@@ -97,14 +90,11 @@ it('audio_too_long: HARK_MAX_AUDIO_SECONDS=5 and the 11 s jfk.wav (fails at the 
   const h = await harness({ HARK_MAX_AUDIO_SECONDS: '5' });
   const { acct, id } = await submit(h, readFileSync(testEnv.jfkWav));
   await h.enqueue(id, FAST_RETRY);
-  const t = await failedRow(h, id);
-  expect(t).toMatchObject({
+  await expectFailed(h, acct, id, {
     errorCode: 'audio_too_long',
     errorMessage: 'The audio is 11 seconds long; the longest accepted is 5 seconds.',
     workerAttempts: 1,
   });
-  expect(t.reserved.toString()).toBe('0');
-  expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
 });
 
 it('a job that keeps killing workers (stall limit) is failed by BullMQ, and the transcript follows: engine_failed', async () => {
@@ -133,10 +123,7 @@ it('a job that keeps killing workers (stall limit) is failed by BullMQ, and the 
   // With a stall limit of 0 this one death is already too many.
   await h.startWorker();
 
-  const t = await failedRow(h, id);
-  expect(t).toMatchObject({ errorCode: 'engine_failed', workerAttempts: 0 });
-  expect(t.reserved.toString()).toBe('0');
-  expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
+  await expectFailed(h, acct, id, { errorCode: 'engine_failed', workerAttempts: 0 });
   expect(await h.transcribeQueue.getJobState(id)).toBe('failed');
   expect((await h.transcribeQueue.getJob(id))?.failedReason).toMatch(/stalled more than allowable limit/);
   await waitFor(() => h.doneMessages.includes(id));

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  type AppProcess,
+  type RunningApi,
   type TestAccount,
   checkAccountInvariants,
   createTestAccount,
-  startApp,
   waitFor,
 } from '@hark/testing';
-import { type TestHarness, createHarness, testEnv } from './worker-test-env';
+import { testEnv, workerTest } from './worker-test-env';
 
 // Issue 15, item 5: one account's backlog must not delay another account's next job by more
 // than one job per worker. The built API and worker as real processes (two concurrent jobs),
@@ -16,45 +15,24 @@ import { type TestHarness, createHarness, testEnv } from './worker-test-env';
 jest.setTimeout(120_000);
 
 const tinyModel = path.resolve(path.dirname(testEnv.whisperModel), 'for-tests-ggml-tiny.bin');
-let h: TestHarness;
-let api: AppProcess;
-let worker: AppProcess;
-let base: string;
-
+const h = workerTest({
+  WHISPER_MODEL: tinyModel,
+  WHISPER_THREADS: '1',
+  HARK_WORKER_CONCURRENCY: '2',
+  HARK_RATE_LIMIT_TRANSCRIPTS: '100000',
+  HARK_RATE_LIMIT_UPLOADS: '100000',
+  HARK_RATE_LIMIT_OTHER: '100000',
+  PORT: '0',
+  HOST: '127.0.0.1',
+});
+let api: RunningApi;
 beforeAll(async () => {
-  h = await createHarness({
-    WHISPER_MODEL: tinyModel,
-    WHISPER_THREADS: '1',
-    HARK_WORKER_CONCURRENCY: '2',
-    HARK_RATE_LIMIT_TRANSCRIPTS: '100000',
-    HARK_RATE_LIMIT_UPLOADS: '100000',
-    HARK_RATE_LIMIT_OTHER: '100000',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  api = startApp('api', h.env);
-  worker = startApp('worker', h.env);
-  base = `http://127.0.0.1:${(await api.waitForLog('api listening', 20_000)).port as number}/v1`;
-  await worker.waitForLog('worker ready', 20_000);
-});
-afterAll(async () => {
-  api?.kill('SIGKILL');
-  worker?.kill('SIGKILL');
-  await Promise.allSettled([api?.exited, worker?.exited]);
-  await h.close();
+  api = await h.startApi();
+  await h.startProcess();
 });
 
-async function call(acct: TestAccount, method: string, p: string, body?: Buffer | object) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: {
-      ...acct.auth,
-      ...(body && !Buffer.isBuffer(body) ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body ? { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as { data: { id: string } } };
-}
+const call = (acct: TestAccount, method: string, p: string, body?: Buffer | object) =>
+  api.call<{ id: string }>(method, p, acct.auth, body);
 
 async function createFromUpload(acct: TestAccount, audio: Buffer): Promise<string> {
   const up = await call(acct, 'POST', '/uploads', audio);

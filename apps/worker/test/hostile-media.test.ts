@@ -4,17 +4,8 @@ import { lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { wavSizeLimit } from '@hark/media';
-import { checkAccountInvariants, waitFor } from '@hark/testing';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  finishedTranscript,
-  serveFiles,
-  testEnv,
-} from './worker-test-env';
+import { type TestAccount, checkAccountInvariants, waitFor } from '@hark/testing';
+import { serveFiles, testEnv, workerTest } from './worker-test-env';
 
 // Issue 15, "Hostile media", through the real worker: uploads and URLs whose bytes ask ffmpeg to
 // read other files, or to decode far more than they declare. Each must fail at once (one
@@ -26,7 +17,7 @@ const MAX_AUDIO_SECONDS = 5;
 // Retries fast, so a failure wrongly counted as transient shows as 3 attempts, not a time-out.
 const FAST_RETRY = { backoff: { type: 'fixed', delay: 50 } };
 
-let h: TestHarness;
+const h = workerTest({ HARK_MAX_AUDIO_SECONDS: String(MAX_AUDIO_SECONDS) });
 let server: Awaited<ReturnType<typeof serveFiles>>;
 const scratch = mkdtempSync(path.join(tmpdir(), 'hark-worker-hostile-'));
 const secretMp3 = path.join(scratch, 'secret.mp3');
@@ -71,12 +62,10 @@ beforeAll(async () => {
   mkv.writeDoubleBE(1000, at + 3); // milliseconds
   writeFileSync(lyingMkv, mkv);
   server = await serveFiles({ '/list.m3u8': playlist(secretMp3) });
-  h = await createHarness({ HARK_MAX_AUDIO_SECONDS: String(MAX_AUDIO_SECONDS) });
   await h.startWorker();
 });
 
 afterAll(async () => {
-  await h.close();
   await server.close();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -121,7 +110,7 @@ async function peakScratchBytes(run: () => Promise<void>): Promise<number> {
 
 /** Failed once, at once: nothing charged, hold released, no content, the job not retried. */
 async function expectFailedOnce(id: string, accountId: string, code: string) {
-  const t = await finishedTranscript(h.db, id);
+  const t = await h.finished(id);
   expect(t).toMatchObject({ status: 'failed', errorCode: code, workerAttempts: 1, durationSeconds: 0 });
   expect(t.cost.toString()).toBe('0');
   expect(t.reserved.toString()).toBe('0');
@@ -139,17 +128,17 @@ async function expectFailedOnce(id: string, accountId: string, code: string) {
   return t;
 }
 
-async function uploadAndRun(bytes: Buffer, acct?: Awaited<ReturnType<typeof createAccount>>) {
-  const account = acct ?? (await createAccount(h.db, 1000));
-  const uploadId = await createUpload(h.db, h.blobs, account.accountId, bytes);
-  const id = await createTranscript(h.db, account, { uploadId });
+async function uploadAndRun(bytes: Buffer, acct?: TestAccount) {
+  const account = acct ?? (await h.account(1000));
+  const uploadId = await h.upload(account, bytes);
+  const id = await h.transcript(account, { uploadId });
   await h.enqueue(id, FAST_RETRY);
   return { id, accountId: account.accountId };
 }
 
 it("an ffconcat upload naming another account's upload fails audio_invalid, and nothing of it is read", async () => {
-  const victim = await createAccount(h.db, 1000);
-  const victimUpload = await createUpload(h.db, h.blobs, victim.accountId, readFileSync(testEnv.jfkWav));
+  const victim = await h.account(1000);
+  const victimUpload = await h.upload(victim, readFileSync(testEnv.jfkWav));
   const { id, accountId } = await uploadAndRun(Buffer.from(`ffconcat version 1.0\nfile ${victimUpload}\n`));
   const t = await expectFailedOnce(id, accountId, 'audio_invalid');
   expect(t.errorMessage).toBe('The audio could not be decoded.');
@@ -157,15 +146,15 @@ it("an ffconcat upload naming another account's upload fails audio_invalid, and 
 });
 
 it('a concat bomb (one short upload listed 3,700 times) fails audio_invalid at once, writing nearly nothing', async () => {
-  const acct = await createAccount(h.db, 1000);
-  const short = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(tone));
+  const acct = await h.account(1000);
+  const short = await h.upload(acct, readFileSync(tone));
   const bomb = Buffer.from(`ffconcat version 1.0\n${`file ${short}\nduration 0.001\n`.repeat(3700)}`);
   expect(bomb.length).toBeGreaterThan(100_000);
   let id = '';
   const started = Date.now();
   const peak = await peakScratchBytes(async () => {
     ({ id } = await uploadAndRun(bomb, acct));
-    await finishedTranscript(h.db, id);
+    await h.finished(id);
   });
   await expectFailedOnce(id, acct.accountId, 'audio_invalid');
   expect(Date.now() - started).toBeLessThan(15_000);
@@ -177,7 +166,7 @@ it('audio far longer than its header says fails audio_too_long once the decode r
   let job = { id: '', accountId: '' };
   const peak = await peakScratchBytes(async () => {
     job = await uploadAndRun(readFileSync(lyingMkv));
-    await finishedTranscript(h.db, job.id);
+    await h.finished(job.id);
   });
   const t = await expectFailedOnce(job.id, job.accountId, 'audio_too_long');
   expect(t.errorMessage).toBe(
@@ -194,8 +183,8 @@ describe('an HLS playlist naming a local file fails audio_invalid', () => {
   });
 
   it('downloaded from a url', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const id = await createTranscript(h.db, acct, { url: server.url('/list.m3u8') });
+    const acct = await h.account(1000);
+    const id = await h.transcript(acct, { url: server.url('/list.m3u8') });
     await h.enqueue(id, FAST_RETRY);
     await expectFailedOnce(id, acct.accountId, 'audio_invalid');
   });
@@ -209,6 +198,6 @@ it('a WAV header with an absurd sample rate fails audio_invalid on the first att
 
 it('an honest upload still transcribes (read through the link in the job folder)', async () => {
   const { id } = await uploadAndRun(readFileSync(tone));
-  const t = await finishedTranscript(h.db, id);
+  const t = await h.finished(id);
   expect(t).toMatchObject({ status: 'done', durationSeconds: 2 });
 });

@@ -1,19 +1,11 @@
 import { createServer } from 'node:net';
-import { type AppProcess, metricSample, scrapeMetrics, startApp } from '@hark/testing';
-import { type TestHarness, createHarness } from './worker-test-env';
+import { metricSample, scrapeMetrics } from '@hark/testing';
+import { workerTest } from './worker-test-env';
 
 // The built worker serves its metrics on HARK_METRICS_PORT (apps/worker/dist/main.js).
 jest.setTimeout(60_000);
 
-let h: TestHarness;
-const processes: AppProcess[] = [];
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await h.close();
-});
+const h = workerTest();
 
 /** A port nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -24,12 +16,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function worker(env: Record<string, string>): Promise<AppProcess> {
-  const p = startApp('worker', { ...h.env, HARK_METRICS_HOST: '127.0.0.1', ...env });
-  processes.push(p);
-  await p.waitForLog('worker ready', 20_000);
-  return p;
-}
+const worker = (env: Record<string, string>) => h.startProcess({ HARK_METRICS_HOST: '127.0.0.1', ...env });
 
 it('serves /metrics and /healthz; a second worker on a taken port runs on without metrics; SIGTERM exits 0', async () => {
   const port = await freePort();

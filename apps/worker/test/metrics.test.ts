@@ -1,47 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { type MetricsServer, startMetricsServer } from '@hark/metrics';
 import { metricSample, scrapeMetrics, waitFor } from '@hark/testing';
+import { teardownFirst } from '@hark/testing/jest';
 import type { RunningWorker } from '../src/worker';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  finishedTranscript,
-  testEnv,
-} from './worker-test-env';
+import { testEnv, workerTest } from './worker-test-env';
 
 // Real jobs through an in-process worker, then a scrape of its registry over HTTP, the way
 // main.ts serves it.
 jest.setTimeout(90_000);
 
-let h: TestHarness;
+const h = workerTest();
 let running: RunningWorker;
 let server: MetricsServer;
 let base: string;
-
 beforeAll(async () => {
-  h = await createHarness();
   running = await h.startWorker();
   server = await startMetricsServer({ registry: running.metrics.registry, port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${server.port}`;
-});
-afterAll(async () => {
-  await server.close();
-  await h.close();
+  teardownFirst(h, () => server.close());
 });
 
-const finished = (id: string) => finishedTranscript(h.db, id);
+const finished = (id: string) => h.finished(id);
 
 it('counts job runs by outcome with their durations, the engine real-time factor and queue depths', async () => {
-  const acct = await createAccount(h.db, 1000);
+  const acct = await h.account(1000);
   // done: jfk.wav (11 s) through the real engine.
-  const uploadId = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(testEnv.jfkWav));
-  const done = await createTranscript(h.db, acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
+  const uploadId = await h.upload(acct, readFileSync(testEnv.jfkWav));
+  const done = await h.transcript(acct, { uploadId, webhookUrl: 'https://hooks.example.com/x' });
   await h.enqueue(done);
   // retried, then failed: an audio URL that refuses connections, two attempts.
-  const refused = await createTranscript(h.db, acct, { url: 'http://127.0.0.1:9/gone.wav' });
+  const refused = await h.transcript(acct, { url: 'http://127.0.0.1:9/gone.wav' });
   await h.enqueue(refused, { attempts: 2, backoff: { type: 'fixed', delay: 200 } });
   // missing: a job whose transcript does not exist.
   await h.enqueue('tr_metricsmissing0000000');

@@ -2,21 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
 import { feedAccountNow } from '@hark/transcripts';
 import { reconcile } from '../src/sweepers/reconciler.sweeper';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  testEnv,
-  transcriptRow,
-} from './worker-test-env';
+import { testEnv, workerTest } from './worker-test-env';
 
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = workerTest();
 
 const deps = (over: Partial<Parameters<typeof reconcile>[0]> = {}) => ({
   db: h.db,
@@ -33,9 +21,9 @@ const jobState = async (id: string) => (await h.transcribeQueue.getJob(id))?.get
 
 describe('reconciler', () => {
   it('a queued transcript whose job was lost (Redis flushed) is enqueued again and completes once', async () => {
-    const acct = await createAccount(h.db, 100);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, await readFile(testEnv.jfkWav));
-    const id = await createTranscript(h.db, acct, { uploadId });
+    const acct = await h.account(100);
+    const uploadId = await h.upload(acct, await readFile(testEnv.jfkWav));
+    const id = await h.transcript(acct, { uploadId });
     // Fed into the queue, then Redis lost the job. Several replicas reconcile at once.
     expect(await feedAccountNow(h.db, acct.accountId, 1)).toEqual([id]);
     const mine = deps({ accountId: acct.accountId });
@@ -44,7 +32,7 @@ describe('reconciler', () => {
     expect(await jobState(id)).toBe('waiting');
     const w = await h.startWorker();
     try {
-      await waitFor(async () => (await transcriptRow(h.db, id))?.status === 'done', {
+      await waitFor(async () => (await h.row(id))?.status === 'done', {
         timeout: 60_000,
         message: 'done',
       });
@@ -58,10 +46,10 @@ describe('reconciler', () => {
   });
 
   it('a crash between marking transcripts queued and enqueuing them strands nothing', async () => {
-    const acct = await createAccount(h.db, 100);
+    const acct = await h.account(100);
     const ids = [
-      await createTranscript(h.db, acct, { url: 'https://example.com/a.wav' }),
-      await createTranscript(h.db, acct, { url: 'https://example.com/b.wav' }),
+      await h.transcript(acct, { url: 'https://example.com/a.wav' }),
+      await h.transcript(acct, { url: 'https://example.com/b.wav' }),
     ];
     // The feed committed (the first is queued, the second held behind it), then the process died.
     expect(await feedAccountNow(h.db, acct.accountId, 1)).toEqual([ids[0]]);
@@ -77,15 +65,15 @@ describe('reconciler', () => {
     expect(await jobState(ids[0]!)).toBe('waiting');
     // The held one stays out of the queue: its account already has one job waiting.
     expect(await jobState(ids[1]!)).toBe('missing');
-    expect((await transcriptRow(h.db, ids[1]!)).queuedAt).toBeNull();
+    expect((await h.row(ids[1]!)).queuedAt).toBeNull();
     expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 0 });
   });
 
   it('feeds an account whose held transcripts nobody fed (a worker died between starting a job and feeding)', async () => {
-    const acct = await createAccount(h.db, 100);
+    const acct = await h.account(100);
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c'])
-      ids.push(await createTranscript(h.db, acct, { url: `https://example.com/${name}.wav` }));
+      ids.push(await h.transcript(acct, { url: `https://example.com/${name}.wav` }));
     const mine = deps({ accountId: acct.accountId });
     // None queued: the oldest goes in, up to one waiting job for the account.
     expect(await reconcile(mine)).toEqual({ requeued: 0, expired: 0, fed: 1 });
@@ -106,15 +94,15 @@ describe('reconciler', () => {
   });
 
   it('a transcript past the maximum processing time fails engine_failed, hold released, announced', async () => {
-    const acct = await createAccount(h.db, 100);
-    const id = await createTranscript(h.db, acct, {
+    const acct = await h.account(100);
+    const id = await h.transcript(acct, {
       url: 'https://example.com/a.wav',
       webhookUrl: 'https://example.com/hook',
     });
     // Held in Postgres the whole time: the maximum still counts from creation.
-    const held = await createTranscript(h.db, acct, { url: 'https://example.com/b.wav' });
+    const held = await h.transcript(acct, { url: 'https://example.com/b.wav' });
     await feedAccountNow(h.db, acct.accountId, 1);
-    expect((await transcriptRow(h.db, held)).queuedAt).toBeNull();
+    expect((await h.row(held)).queuedAt).toBeNull();
     const announced: string[] = [];
     const stopped: string[] = [];
     const result = await reconcile(
@@ -128,15 +116,15 @@ describe('reconciler', () => {
     );
     expect(result).toEqual({ requeued: 0, expired: 2, fed: 0 });
     for (const t of [id, held])
-      expect(await transcriptRow(h.db, t)).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
+      expect(await h.row(t)).toMatchObject({ status: 'failed', errorCode: 'engine_failed' });
     expect(announced).toEqual(expect.arrayContaining([id, held]));
     expect(stopped).toContain(id);
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
   });
 
   it('leaves transcripts younger than the grace period alone (the API enqueues right after commit)', async () => {
-    const acct = await createAccount(h.db, 100);
-    const id = await createTranscript(h.db, acct, { url: 'https://example.com/a.wav' });
+    const acct = await h.account(100);
+    const id = await h.transcript(acct, { url: 'https://example.com/a.wav' });
     expect(await reconcile(deps({ graceMs: 60_000, accountId: acct.accountId }))).toEqual({
       requeued: 0,
       expired: 0,

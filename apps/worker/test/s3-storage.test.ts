@@ -1,32 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { newId } from '@hark/core';
 import { createS3Client } from '@hark/storage';
 import { s3TestBucket, waitFor } from '@hark/testing';
-import { completeTranscript } from '@hark/transcripts';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepOrphanBlobs } from '../src/sweepers/upload.sweeper';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  transcriptRow,
-} from './worker-test-env';
+import { testEnv, workerTest } from './worker-test-env';
 
 // The worker with HARK_STORAGE=s3 against the S3Proxy the test command starts: it fetches
 // uploads into its own scratch folder and removes them after the job; retention and the upload
 // sweeper remove objects and multipart uploads.
-let h: TestHarness;
 let bucket: Awaited<ReturnType<typeof s3TestBucket>>;
-beforeAll(async () => {
+const h = workerTest(async () => {
   bucket = await s3TestBucket();
-  h = await createHarness(bucket.env);
+  return bucket.env;
 });
-afterAll(() => h.close());
 
 const s3 = () => createS3Client(bucket.settings);
 async function openUploads(): Promise<string[]> {
@@ -35,18 +24,18 @@ async function openUploads(): Promise<string[]> {
   client.destroy();
   return (page.Uploads ?? []).map((u) => u.Key!);
 }
-const jfk = () => readFile(path.resolve(__dirname, '../../../../shared/audio/jfk.wav'));
+const jfk = () => readFile(testEnv.jfkWav);
 
 describe('worker on the S3 driver', () => {
   it('transcribes an upload fetched from the bucket into its scratch folder, which goes with the job', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, await jfk());
-    const id = await createTranscript(h.db, acct, { uploadId });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, await jfk());
+    const id = await h.transcript(acct, { uploadId });
     await h.startWorker();
     await h.enqueue(id);
     const row = await waitFor(
       async () => {
-        const t = await transcriptRow(h.db, id);
+        const t = await h.row(id);
         return t.status === 'processing' ? null : t;
       },
       { timeout: 60_000, message: 'the transcript to finish' },
@@ -60,22 +49,14 @@ describe('worker on the S3 driver', () => {
   });
 
   it('retention erases the object with the transcript', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, randomBytes(6 << 20));
-    const id = await createTranscript(h.db, acct, { uploadId, expiresAt: new Date(Date.now() - 1000) });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, randomBytes(6 << 20));
+    const id = await h.transcript(acct, { uploadId, expiresAt: new Date(Date.now() - 1000) });
     const content = { text: '', words: [], utterances: [], diarizationSegments: null };
-    expect(
-      await completeTranscript(h.db, id, {
-        durationSeconds: 1,
-        language: 'en',
-        model: 'whisper-base.en',
-        speakerCount: null,
-        content,
-      }),
-    ).toBe(true);
+    expect(await h.complete(id, content)).toBe(true);
     expect(await h.blobs.exists(uploadId)).toBe(true);
     await sweepRetention({ db: h.db, blobs: h.blobs });
-    expect((await transcriptRow(h.db, id)).deletedAt).not.toBeNull();
+    expect((await h.row(id)).deletedAt).not.toBeNull();
     expect(await h.blobs.exists(uploadId)).toBe(false);
     expect(await openUploads()).not.toContain(`uploads/${uploadId}`);
   });
@@ -91,8 +72,8 @@ describe('worker on the S3 driver', () => {
     expect(
       await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() - 3600_000) }),
     ).toBe(0);
-    const acct = await createAccount(h.db, 1000);
-    const kept = await createUpload(h.db, h.blobs, acct.accountId, randomBytes(6 << 20));
+    const acct = await h.account(1000);
+    const kept = await h.upload(acct, randomBytes(6 << 20));
     expect(await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() + 60_000) })).toBe(
       1,
     );

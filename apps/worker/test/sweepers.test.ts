@@ -1,36 +1,23 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { completeTranscript } from '@hark/transcripts';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
 import { sweepUploads } from '../src/sweepers/upload.sweeper';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  transcriptRow,
-} from './worker-test-env';
+import { createHarness, workerTest } from './worker-test-env';
 
 // The sweeps run against the whole test database (as in production), so assertions look at
 // this file's rows, never at totals.
-let h: TestHarness;
-beforeAll(async () => {
-  h = await createHarness();
-});
-afterAll(() => h.close());
+const h = workerTest();
 
 const HOUR = 3600_000;
 const past = () => new Date(Date.now() - HOUR);
 const blobFile = (id: string) => path.join(h.config.storageDir, id);
 
 async function doneTranscript(opts: { expiresAt: Date | null; uploadId?: string }) {
-  const acct = await createAccount(h.db, 1000);
-  const uploadId =
-    opts.uploadId ?? (await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('audio bytes')));
-  const id = await createTranscript(h.db, acct, {
+  const acct = await h.account(1000);
+  const uploadId = opts.uploadId ?? (await h.upload(acct, Buffer.from('audio bytes')));
+  const id = await h.transcript(acct, {
     uploadId,
     expiresAt: opts.expiresAt,
     glossary: { a: 'b' },
@@ -41,15 +28,7 @@ async function doneTranscript(opts: { expiresAt: Date | null; uploadId?: string 
     utterances: [],
     diarizationSegments: null,
   };
-  expect(
-    await completeTranscript(h.db, id, {
-      durationSeconds: 1,
-      language: 'en',
-      model: 'whisper-base.en',
-      speakerCount: null,
-      content,
-    }),
-  ).toBe(true);
+  expect(await h.complete(id, content)).toBe(true);
   return { acct, id, uploadId };
 }
 
@@ -62,7 +41,7 @@ describe('retention sweep', () => {
     const result = await sweepRetention({ db: h.db, blobs: h.blobs });
     expect(result.expired).toBeGreaterThanOrEqual(1);
 
-    const t = await transcriptRow(h.db, expired.id);
+    const t = await h.row(expired.id);
     expect(t.deletedAt).not.toBeNull();
     expect(t.content).toBeNull();
     expect(t.glossary).toBeNull();
@@ -75,37 +54,37 @@ describe('retention sweep', () => {
     expect(await checkAccountInvariants(h.db, expired.acct.accountId)).toEqual([]);
 
     for (const other of [kept, forever]) {
-      const row = await transcriptRow(h.db, other.id);
+      const row = await h.row(other.id);
       expect(row.deletedAt).toBeNull();
       expect(row.content).not.toBeNull();
       expect(existsSync(blobFile(other.uploadId))).toBe(true);
     }
     // Nothing left to do for these rows on a second pass.
     await sweepRetention({ db: h.db, blobs: h.blobs });
-    expect((await transcriptRow(h.db, kept.id)).deletedAt).toBeNull();
+    expect((await h.row(kept.id)).deletedAt).toBeNull();
   });
 
   it('never touches a processing transcript, nor one whose upload a processing transcript still reads', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('shared audio'));
-    const processing = await createTranscript(h.db, acct, { uploadId, expiresAt: past() });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, Buffer.from('shared audio'));
+    const processing = await h.transcript(acct, { uploadId, expiresAt: past() });
     const finished = await doneTranscript({ expiresAt: past(), uploadId });
 
     await sweepRetention({ db: h.db, blobs: h.blobs });
-    expect((await transcriptRow(h.db, processing)).deletedAt).toBeNull();
-    expect((await transcriptRow(h.db, finished.id)).deletedAt).toBeNull();
+    expect((await h.row(processing)).deletedAt).toBeNull();
+    expect((await h.row(finished.id)).deletedAt).toBeNull();
     expect(existsSync(blobFile(uploadId))).toBe(true);
   });
 });
 
 describe('upload sweep', () => {
   it('removes uploads no transcript used within the TTL, row and file; keeps fresh and used ones', async () => {
-    const acct = await createAccount(h.db, 1000);
+    const acct = await h.account(1000);
     const old = new Date(Date.now() - 25 * HOUR);
-    const stale = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('stale'), { createdAt: old });
-    const fresh = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('fresh'));
-    const used = await createUpload(h.db, h.blobs, acct.accountId, Buffer.from('used'), { createdAt: old });
-    await createTranscript(h.db, acct, { uploadId: used });
+    const stale = await h.upload(acct, Buffer.from('stale'), { createdAt: old });
+    const fresh = await h.upload(acct, Buffer.from('fresh'));
+    const used = await h.upload(acct, Buffer.from('used'), { createdAt: old });
+    await h.transcript(acct, { uploadId: used });
 
     const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     expect(result.removed).toBeGreaterThanOrEqual(1);
@@ -154,7 +133,7 @@ describe('sweep lock and schedule', () => {
     try {
       const expired = await doneTranscript({ expiresAt: past() });
       await swept.startWorker();
-      await waitFor(async () => (await transcriptRow(h.db, expired.id)).deletedAt !== null, {
+      await waitFor(async () => (await h.row(expired.id)).deletedAt !== null, {
         timeout: 5000,
         message: 'the scheduled retention sweep',
       });

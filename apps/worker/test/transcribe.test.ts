@@ -5,26 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
 import Decimal from 'decimal.js';
-import {
-  RATE,
-  SPEAKERS_RATE,
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  finishedTranscript,
-  serveFiles,
-  testEnv,
-  transcriptRow,
-} from './worker-test-env';
+import { RATE, SPEAKERS_RATE, serveFiles, testEnv, workerTest } from './worker-test-env';
 
 // Real Postgres, Redis, ffmpeg and whisper-cli with the test model, which transcribes to nothing:
 // words and text come back empty, so these tests cover the pipeline, money and failures; word
 // content is covered by the unit tests of transcript-content and @hark/media's parser.
 jest.setTimeout(90_000);
 
-let h: TestHarness;
+const h = workerTest();
 let server: Awaited<ReturnType<typeof serveFiles>>;
 const scratch = mkdtempSync(path.join(tmpdir(), 'hark-worker-fixtures-'));
 const jfk = readFileSync(testEnv.jfkWav);
@@ -49,26 +37,24 @@ beforeAll(async () => {
   ]);
   if (ff.status !== 0) throw new Error(`ffmpeg: ${ff.stderr.toString()}`);
   server = await serveFiles({ '/jfk.wav': jfk, '/random.bin': randomBytes(50_000) });
-  h = await createHarness();
   await h.startWorker();
 });
 
 afterAll(async () => {
-  await h.close();
   await server.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const finished = (id: string) => finishedTranscript(h.db, id);
+const finished = (id: string) => h.finished(id);
 
 const cost = (seconds: number, rate: string) =>
   new Decimal(seconds).times(rate).dividedBy(3600).toDecimalPlaces(10).toString();
 
 describe('transcribe job: done', () => {
   it('an upload of jfk.wav: done, charged exactly duration x rate / 3600, hold released, announced', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, jfk, { sha256: sha(jfk) });
-    const id = await createTranscript(h.db, acct, { uploadId, glossary: { fellow: 'Fellow' } });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, jfk, { sha256: sha(jfk) });
+    const id = await h.transcript(acct, { uploadId, glossary: { fellow: 'Fellow' } });
     const created = Date.now();
     await h.enqueue(id);
     const t = await finished(id);
@@ -106,8 +92,8 @@ describe('transcribe job: done', () => {
   });
 
   it('a url with speakers: downloaded, diarized next to whisper, speaker rate charged, webhook attempt 1 queued', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const id = await createTranscript(h.db, acct, {
+    const acct = await h.account(1000);
+    const id = await h.transcript(acct, {
       url: server.url('/jfk.wav'),
       speakers: true,
       webhookUrl: 'https://hooks.example.com/hark',
@@ -130,9 +116,9 @@ describe('transcribe job: done', () => {
   });
 
   it('a video file (mp4): transcribed from its audio track', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, readFileSync(video));
-    const id = await createTranscript(h.db, acct, { uploadId });
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, readFileSync(video));
+    const id = await h.transcript(acct, { uploadId });
     await h.enqueue(id);
     const t = await finished(id);
     expect(t).toMatchObject({ status: 'done', durationSeconds: 3, language: 'en' });
@@ -141,15 +127,15 @@ describe('transcribe job: done', () => {
   });
 
   it('a job for a transcript no longer processing, or gone, does nothing', async () => {
-    const acct = await createAccount(h.db, 1000);
-    const id = await createTranscript(h.db, acct, { url: server.url('/jfk.wav') });
+    const acct = await h.account(1000);
+    const id = await h.transcript(acct, { url: server.url('/jfk.wav') });
     await h.db.transcript.update({ where: { id }, data: { status: 'canceled', reserved: 0 } });
     await h.db.account.update({ where: { id: acct.accountId }, data: { reserved: 0 } });
     await h.enqueue(id);
     await h.enqueue('tr_doesnotexist');
     await waitFor(async () => (await h.transcribeQueue.getJobState(id)) === 'completed');
     expect((await h.transcribeQueue.getJob(id))?.returnvalue).toBe('already_finished');
-    expect((await transcriptRow(h.db, id)).workerAttempts).toBe(0);
+    expect((await h.row(id)).workerAttempts).toBe(0);
     await waitFor(async () => (await h.transcribeQueue.getJob('tr_doesnotexist'))?.returnvalue === 'missing');
   });
 });
@@ -177,8 +163,8 @@ describe('transcribe job: failures (permanent, no retry, nothing charged)', () =
   }
 
   it('audio_unreachable: the url answers 404 (webhook attempt 1 queued for failures too)', async () => {
-    const acct = await createAccount(h.db);
-    const id = await createTranscript(h.db, acct, {
+    const acct = await h.account();
+    const id = await h.transcript(acct, {
       url: server.url('/missing.wav'),
       webhookUrl: 'https://hooks.example.com/x',
     });
@@ -189,27 +175,27 @@ describe('transcribe job: failures (permanent, no retry, nothing charged)', () =
   });
 
   it('audio_invalid: random bytes from a url', async () => {
-    const acct = await createAccount(h.db);
-    const id = await createTranscript(h.db, acct, { url: server.url('/random.bin') });
+    const acct = await h.account();
+    const id = await h.transcript(acct, { url: server.url('/random.bin') });
     await h.enqueue(id);
     await expectFailed(id, acct.accountId, 'audio_invalid');
   });
 
   it('audio_mismatch: the upload declared another sha256', async () => {
-    const acct = await createAccount(h.db);
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, jfk, {
+    const acct = await h.account();
+    const uploadId = await h.upload(acct, jfk, {
       sha256: sha(Buffer.from('something else')),
     });
-    const id = await createTranscript(h.db, acct, { uploadId });
+    const id = await h.transcript(acct, { uploadId });
     await h.enqueue(id);
     await expectFailed(id, acct.accountId, 'audio_mismatch');
   });
 
   it('insufficient_balance: the balance does not cover the real duration', async () => {
     // 11 s at 36 cents/h costs 0.11 cents; the account has 0.1.
-    const acct = await createAccount(h.db, '0.1');
-    const uploadId = await createUpload(h.db, h.blobs, acct.accountId, jfk);
-    const id = await createTranscript(h.db, acct, { uploadId });
+    const acct = await h.account('0.1');
+    const uploadId = await h.upload(acct, jfk);
+    const id = await h.transcript(acct, { uploadId });
     await h.enqueue(id);
     await expectFailed(id, acct.accountId, 'insufficient_balance');
     const account = await h.db.account.findUniqueOrThrow({ where: { id: acct.accountId } });

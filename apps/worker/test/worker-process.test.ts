@@ -1,37 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { type AppProcess, checkAccountInvariants, startApp, waitFor } from '@hark/testing';
-import {
-  type TestHarness,
-  createAccount,
-  createHarness,
-  createTranscript,
-  createUpload,
-  finishedTranscript,
-  testEnv,
-  transcriptRow,
-  whisperPids,
-} from './worker-test-env';
+import { checkAccountInvariants, waitFor, whisperPids } from '@hark/testing';
+import { testEnv, workerTest } from './worker-test-env';
 
 // The built worker (apps/worker/dist/main.js) as a real process: signals, exit codes, and jobs
 // surviving a worker that goes away. Locks and the stalled check are shortened through config.
 jest.setTimeout(120_000);
 
-let h: TestHarness;
-const processes: AppProcess[] = [];
-beforeAll(async () => {
-  h = await createHarness({ HARK_JOB_LOCK_MS: '2000', HARK_STALLED_INTERVAL_MS: '500' });
-});
-afterAll(async () => {
-  for (const p of processes) p.kill('SIGKILL');
-  await h.close();
-});
-
-async function worker(env: Record<string, string> = {}): Promise<AppProcess> {
-  const p = startApp('worker', { ...h.env, ...env });
-  processes.push(p);
-  await p.waitForLog('worker ready', 20_000);
-  return p;
-}
+const h = workerTest({ HARK_JOB_LOCK_MS: '2000', HARK_STALLED_INTERVAL_MS: '500' });
+const worker = (env: Record<string, string> = {}) => h.startProcess(env);
 
 const whisperRunning = (id: string) =>
   waitFor(() => (whisperPids(id).length > 0 ? whisperPids(id) : null), {
@@ -39,11 +15,7 @@ const whisperRunning = (id: string) =>
     message: 'whisper-cli running',
   });
 
-async function submit(audio: Buffer) {
-  const acct = await createAccount(h.db, 1000);
-  const uploadId = await createUpload(h.db, h.blobs, acct.accountId, audio);
-  return { acct, id: await createTranscript(h.db, acct, { uploadId }) };
-}
+const submit = (audio: Buffer) => h.submit(audio);
 
 it('SIGTERM while a job runs: the job finishes within the grace period, then exit 0', async () => {
   const w = await worker();
@@ -52,7 +24,7 @@ it('SIGTERM while a job runs: the job finishes within the grace period, then exi
   await whisperRunning(id);
   w.kill('SIGTERM');
   expect(await w.exited).toBe(0);
-  const t = await transcriptRow(h.db, id);
+  const t = await h.row(id);
   expect(t.status).toBe('done');
   expect(await h.transcribeQueue.getJobState(id)).toBe('completed');
   expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
@@ -64,15 +36,15 @@ it('a retryable failure (audio URL refused) leaves the worker running; the last 
   // A rejection returned (not awaited) from a try/finally went unhandled while the finally
   // cleaned up, and Node ended the worker on every retryable failure.
   const w = await worker();
-  const acct = await createAccount(h.db, 1000);
-  const id = await createTranscript(h.db, acct, { url: 'http://127.0.0.1:9/gone.wav' });
+  const acct = await h.account(1000);
+  const id = await h.transcript(acct, { url: 'http://127.0.0.1:9/gone.wav' });
   await h.enqueue(id, { attempts: 2, backoff: { type: 'fixed', delay: 300 } });
   await w.waitForLog('attempt failed; BullMQ will retry', 20_000);
-  await waitFor(async () => (await transcriptRow(h.db, id)).status !== 'processing', {
+  await waitFor(async () => (await h.row(id)).status !== 'processing', {
     timeout: 20_000,
     message: 'transcript failed',
   });
-  const t = await transcriptRow(h.db, id);
+  const t = await h.row(id);
   expect([t.status, t.errorCode]).toEqual(['failed', 'audio_unreachable']);
   await new Promise((r) => setTimeout(r, 500));
   expect([w.child.exitCode, w.child.signalCode]).toEqual([null, null]);
@@ -99,7 +71,7 @@ describe('a job outlives the worker that ran it (one 60 s transcript through thr
     // Straight back to waiting: no attempt or stall counted, the transcript untouched.
     expect(await h.transcribeQueue.getJobState(id)).toBe('waiting');
     expect((await h.transcribeQueue.getJob(id))?.attemptsMade).toBe(0);
-    const t = await transcriptRow(h.db, id);
+    const t = await h.row(id);
     expect(t.status).toBe('processing');
     expect(t.reserved.toString()).toBe('0.6');
     expect(a.logs.map((l) => l.msg)).toContain('job handed back at shutdown');
@@ -114,7 +86,7 @@ describe('a job outlives the worker that ran it (one 60 s transcript through thr
     for (const pid of pids) process.kill(pid, 'SIGKILL');
 
     const c = await worker();
-    const t = await finishedTranscript(h.db, id, {
+    const t = await h.finished(id, {
       timeout: 90_000,
       interval: 200,
       message: 'transcript to finish on the third worker',

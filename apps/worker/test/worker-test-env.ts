@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -18,24 +17,25 @@ import {
   workerConnection,
 } from '@hark/queue';
 import { type BlobStore, ResumableSha256, createBlobStore } from '@hark/storage';
-import { type TestAccount, createProcessingTranscript, createTestAccount, waitFor } from '@hark/testing';
+import {
+  type TestAccount,
+  createProcessingTranscript,
+  createTestAccount,
+  testAudio,
+  testEngine,
+  waitFor,
+} from '@hark/testing';
+import { type HarnessFixture, workerTest as workerFixture } from '@hark/testing/jest';
 import type { JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { completeTranscript } from '@hark/transcripts';
 import pino from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from '../src/config';
 import { type RunningWorker, type WorkerDeps, startWorker } from '../src/worker';
 
-// The only place the worker tests read the environment. scripts/test.sh exports these.
-const repo = path.resolve(__dirname, '../../..');
-const shared = path.resolve(repo, '../shared');
-export const testEnv = {
-  whisperBin: process.env.WHISPER_BIN ?? path.join(repo, '.hark/whisper/bin/whisper-cli'),
-  /** Loads and runs but transcribes to nothing: words come back empty. */
-  whisperModel: process.env.WHISPER_MODEL ?? path.join(shared, 'models/for-tests-ggml-base.en.bin'),
-  jfkWav: path.join(shared, 'audio/jfk.wav'),
-  speech60Wav: path.join(shared, 'audio/speech-60s.wav'),
-  secret: process.env.HARK_SECRET!,
-};
+// The engine (the test model loads and runs but transcribes to nothing: words come back empty)
+// and audio of @hark/testing; the secret scripts/test.sh exports.
+export const testEnv = { ...testEngine, ...testAudio, secret: process.env.HARK_SECRET! };
 
 /** Rates the API uses by default (cents per hour). */
 export const RATE = '36';
@@ -79,6 +79,23 @@ export interface TestHarness {
   publishCancel(transcriptId: string): Promise<void>;
   /** Starts an in-process worker on this harness (several may run). */
   startWorker(deps?: Partial<WorkerDeps>): Promise<RunningWorker>;
+  /** An account with a key and `credits` (default 1000). */
+  account(credits?: string | number): Promise<TestAccount>;
+  /** `createUpload` on this harness's database and store. */
+  upload(account: TestAccount, bytes: Buffer, opts?: { sha256?: string; createdAt?: Date }): Promise<string>;
+  /** `createTranscript` on this harness's database. */
+  transcript(account: TestAccount, opts: TranscriptOptions): Promise<string>;
+  /** An account (1000 credits), an upload of `audio`, and a transcript of it (`opts` added). */
+  submit(audio: Buffer, opts?: TranscriptOptions): Promise<{ acct: TestAccount; id: string }>;
+  /** `transcriptRow` on this harness's database. */
+  row(id: string): ReturnType<typeof transcriptRow>;
+  /** The worker's completion of `id` (1 s of whisper-base.en, English) with `content`; false if it was not processing. */
+  complete(id: string, content: Parameters<typeof completeTranscript>[2]['content']): Promise<boolean>;
+  /** `finishedTranscript` on this harness's database. */
+  finished(
+    id: string,
+    opts?: Parameters<typeof finishedTranscript>[2],
+  ): ReturnType<typeof finishedTranscript>;
   close(): Promise<void>;
 }
 
@@ -97,12 +114,14 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
   const webhookQueue = queues.webhooks.queue;
   const workers: RunningWorker[] = [];
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  const blobs = createBlobStore(config);
+  const account = (credits: string | number = 1000) => createAccount(db, credits);
   return {
     config,
     env,
     db,
     redis,
-    blobs: createBlobStore(config),
+    blobs,
     queues,
     transcribeQueue,
     webhookQueue,
@@ -123,6 +142,24 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
       workers.push(running);
       return running;
     },
+    account,
+    upload: (acct, bytes, opts) => createUpload(db, blobs, acct.accountId, bytes, opts),
+    transcript: (acct, opts) => createTranscript(db, acct, opts),
+    async submit(audio, opts = {}) {
+      const acct = await account();
+      const uploadId = await createUpload(db, blobs, acct.accountId, audio);
+      return { acct, id: await createTranscript(db, acct, { uploadId, ...opts }) };
+    },
+    row: (id) => transcriptRow(db, id),
+    complete: (id, content) =>
+      completeTranscript(db, id, {
+        durationSeconds: 1,
+        language: 'en',
+        model: 'whisper-base.en',
+        speakerCount: null,
+        content,
+      }),
+    finished: (id, opts) => finishedTranscript(db, id, opts),
     async close() {
       await Promise.allSettled(workers.map((w) => w.close(0)));
       await queues.close();
@@ -132,6 +169,18 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
       await rm(path.dirname(config.storageDir), { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `createHarness(overrides)` (or what `overrides()` resolves to) for the block it is called in (`@hark/testing/jest` `workerTest`):
+ * built before its tests, closed after (with any worker it started, in process or built).
+ */
+export function workerTest(
+  overrides: Record<string, string> | (() => Promise<Record<string, string>>) = {},
+): HarnessFixture<TestHarness> {
+  return workerFixture(async () =>
+    createHarness(typeof overrides === 'function' ? await overrides() : overrides),
+  );
 }
 
 export function createAccount(db: Db, credits: string | number = 1000): Promise<TestAccount> {
@@ -226,24 +275,6 @@ export async function serveFiles(
     url: (p) => `http://127.0.0.1:${port}${p}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Pids of live whisper-cli processes whose command line mentions `marker` (from /proc). */
-export function whisperPids(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // A zombie (state Z) has exited already.
-      if (cmdline.includes('whisper-cli') && cmdline.includes(marker) && !/^\d+ \(.*\) Z/.test(stat))
-        pids.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return pids;
 }
 
 export function transcriptRow(db: Db, id: string) {

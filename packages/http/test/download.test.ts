@@ -3,20 +3,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGuardedClient, DownloadError, downloadToFile } from '../src';
-import { closedPort, startServer, type LoopbackServer } from './loopback-server';
+import { closedPort, serversPerTest } from './loopback-server';
 
-const open: LoopbackServer[] = [];
-async function server(...args: Parameters<typeof startServer>): Promise<LoopbackServer> {
-  const s = await startServer(...args);
-  open.push(s);
-  return s;
-}
+const server = serversPerTest();
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hark-http-'));
 });
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
   await rm(dir, { recursive: true, force: true });
 });
 

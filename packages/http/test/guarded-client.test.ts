@@ -1,17 +1,9 @@
 import { createGuardedClient, type GuardedClient } from '../src';
-import { loopbackTwoIsPublic, startServer, type LoopbackServer } from './loopback-server';
+import { loopbackTwoIsPublic, serversPerTest, type LoopbackServer } from './loopback-server';
 
 // The guard is tested end to end on loopback only: 127.0.0.2 plays a public host, 127.0.0.1
 // (and `localhost`) the internal network an attacker wants to reach.
-const open: LoopbackServer[] = [];
-async function server(...args: Parameters<typeof startServer>): Promise<LoopbackServer> {
-  const s = await startServer(...args);
-  open.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const server = serversPerTest();
 
 const guarded = createGuardedClient({ isAllowedAddress: loopbackTwoIsPublic });
 

@@ -59,3 +59,16 @@ export async function closedPort(): Promise<number> {
 
 /** Treats 127.0.0.2 as public, so the guard can be tested end to end on loopback only. */
 export const loopbackTwoIsPublic = (ip: string): boolean => ip === '127.0.0.2';
+
+/** `startServer` for the tests of a file: the servers a test started are closed after it. */
+export function serversPerTest(): typeof startServer {
+  const open: LoopbackServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  return async (...args) => {
+    const s = await startServer(...args);
+    open.push(s);
+    return s;
+  };
+}

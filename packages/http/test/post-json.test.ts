@@ -1,15 +1,7 @@
 import { createGuardedClient, postJson, RESPONSE_READ_LIMIT } from '../src';
-import { closedPort, loopbackTwoIsPublic, startServer, type LoopbackServer } from './loopback-server';
+import { closedPort, loopbackTwoIsPublic, serversPerTest } from './loopback-server';
 
-const open: LoopbackServer[] = [];
-async function server(...args: Parameters<typeof startServer>): Promise<LoopbackServer> {
-  const s = await startServer(...args);
-  open.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const server = serversPerTest();
 
 const devClient = createGuardedClient({ allowPrivate: true, userAgent: 'Hark-Webhooks/1' });
 const guardedClient = createGuardedClient({ userAgent: 'Hark-Webhooks/1' });

@@ -158,19 +158,17 @@ describe('non-speech marks', () => {
     result: { language: 'en' },
     transcription: [{ text, offsets: { from: 0, to: 3000 }, tokens: [token('[_BEG_]', 0, 0), ...tokens] }],
   });
-
-  it('drops `>>` speaker-turn markers from words, segments and text', () => {
-    const result = parseWhisperJson(
+  /** Parses one segment of these tokens ([text, from ms, to ms]); its text is theirs joined. */
+  const parse = (...tokens: [string, number, number][]) =>
+    parseWhisperJson(
       doc(
-        [
-          token(' >>', 0, 100),
-          token(' Hello', 100, 500),
-          token(' >>', 500, 600),
-          token(' there.', 600, 1000),
-        ],
-        ' >> Hello >> there.',
+        tokens.map((t) => token(...t)),
+        tokens.map(([text]) => text).join(''),
       ),
     );
+
+  it('drops `>>` speaker-turn markers from words, segments and text', () => {
+    const result = parse([' >>', 0, 100], [' Hello', 100, 500], [' >>', 500, 600], [' there.', 600, 1000]);
     expect(result.words).toEqual([
       { start: 0.1, end: 0.5, text: 'Hello' },
       { start: 0.6, end: 1, text: 'there.' },
@@ -182,18 +180,13 @@ describe('non-speech marks', () => {
   });
 
   it('leaves no word empty or only punctuation: lone punctuation joins the word before it', () => {
-    const result = parseWhisperJson(
-      doc(
-        [
-          token(' -', 0, 50),
-          token(' well', 50, 400),
-          token(' -', 400, 450),
-          token(' ♪', 450, 500),
-          token(' >>yes', 500, 900),
-          token(' +', 900, 950),
-        ],
-        ' - well - ♪ >>yes +',
-      ),
+    const result = parse(
+      [' -', 0, 50],
+      [' well', 50, 400],
+      [' -', 400, 450],
+      [' ♪', 450, 500],
+      [' >>yes', 500, 900],
+      [' +', 900, 950],
     );
     expect(result.words).toEqual([
       { start: 0.05, end: 0.45, text: 'well-' },
@@ -203,7 +196,7 @@ describe('non-speech marks', () => {
   });
 
   it('drops a segment that held only non-speech', () => {
-    const result = parseWhisperJson(doc([token(' ♪', 0, 100), token(' >>', 100, 200)], ' ♪ >>'));
+    const result = parse([' ♪', 0, 100], [' >>', 100, 200]);
     expect(result).toEqual({ language: 'en', words: [], segments: [], text: '' });
   });
 });

@@ -1,8 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AUDIO_CONTAINERS, AUDIO_FORMATS, type AudioFormat } from '@hark/core';
 import { decodeToWav, isAbortError, probeAudio, runProcess } from '../src';
-import { make, scratchDir, testEnv } from './media-test-env';
+import { ffmpeg, lavfi, scratchFolder, testEnv } from './media-test-env';
 
 /** Sample rate, channels and codec of a file, read back with ffprobe. */
 async function streamOf(path: string) {
@@ -22,35 +21,15 @@ async function streamOf(path: string) {
 }
 
 describe('decodeToWav (real ffmpeg)', () => {
-  const { dir, cleanup } = scratchDir();
-  const file = (name: string) => join(dir, name);
-  afterAll(cleanup);
+  const { file } = scratchFolder();
 
   beforeAll(() => {
-    make('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=2:size=160x120:rate=10',
-      '-f',
-      'lavfi',
-      '-i',
-      'sine=frequency=440:duration=2',
-      '-c:v',
-      'libx264',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:a',
-      'aac',
-      '-ac',
-      '2',
-      '-ar',
-      '44100',
-      '-y',
+    ffmpeg(
+      lavfi('testsrc=duration=2:size=160x120:rate=10'),
+      lavfi('sine=frequency=440:duration=2'),
+      ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-ac', '2', '-ar', '44100'],
       file('video.mp4'),
-    ]);
+    );
     writeFileSync(file('noise.bin'), Buffer.alloc(32 * 1024, 0x5a));
   });
 
@@ -126,9 +105,8 @@ function amrFile(seconds: number): Buffer {
 }
 
 describe('every advertised container format probes and decodes (real ffmpeg)', () => {
-  const { dir, cleanup } = scratchDir();
-  const file = (format: string) => join(dir, `tone.${format}`);
-  afterAll(cleanup);
+  const scratch = scratchFolder();
+  const file = (format: string) => scratch.file(`tone.${format}`);
 
   beforeAll(() => {
     for (const format of AUDIO_FORMATS) {
@@ -138,14 +116,13 @@ describe('every advertised container format probes and decodes (real ffmpeg)', (
         continue;
       }
       const video = fixture[0] === 'video';
-      make('ffmpeg', [
-        ...['-v', 'error', '-y'],
-        ...(video ? ['-f', 'lavfi', '-i', 'testsrc=duration=1.5:size=160x120:rate=10'] : []),
-        ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1.5:sample_rate=44100'],
-        ...(video ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] : []),
-        ...fixture.slice(video ? 1 : 0),
+      ffmpeg(
+        video ? lavfi('testsrc=duration=1.5:size=160x120:rate=10') : [],
+        lavfi('sine=frequency=440:duration=1.5:sample_rate=44100'),
+        video ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] : [],
+        fixture.slice(video ? 1 : 0),
         file(format),
-      ]);
+      );
     }
   });
 
@@ -156,7 +133,7 @@ describe('every advertised container format probes and decodes (real ffmpeg)', (
       expect(probed.formatName.split(',')).toContain(demuxer);
       expect(probed.durationSeconds).toBeGreaterThan(1.4);
       expect(probed.durationSeconds).toBeLessThan(1.8);
-      const decoded = await decodeToWav(file(format), join(dir, `${format}.wav`));
+      const decoded = await decodeToWav(file(format), scratch.file(`${format}.wav`));
       expect(decoded.truncated).toBe(false);
       expect(decoded.durationSeconds).toBeGreaterThan(1.4);
       expect(decoded.durationSeconds).toBeLessThan(1.8);

@@ -1,33 +1,21 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaError, decodeToWav, probeAudio, wavSizeLimit } from '../src';
-import { make, scratchDir } from './media-test-env';
+import { ffmpeg, lavfi, scratchFolder } from './media-test-env';
 
 // Issue 15, "Hostile media": inputs that made ffmpeg read files it was not given, or decode far
 // more than the file declared. Every one is made here, from scratch, with the real tools.
 describe('hostile input (real ffmpeg and ffprobe)', () => {
-  const { dir, cleanup } = scratchDir();
+  const { dir, file: out } = scratchFolder();
   // Like the blob store: every upload side by side in one flat folder.
   const blobs = join(dir, 'blobs');
   const blob = (name: string) => join(blobs, name);
-  const out = (name: string) => join(dir, name);
-  afterAll(cleanup);
 
   beforeAll(() => {
     mkdirSync(blobs);
     // Someone else's upload, and a local file of a kind HLS accepts as a segment.
-    make('ffmpeg', [
-      '-v',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'sine=frequency=440:duration=2',
-      '-f',
-      'wav',
-      blob('up_victim'),
-    ]);
-    make('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=2', out('secret.mp3')]);
+    ffmpeg(lavfi('sine=frequency=440:duration=2'), ['-f', 'wav'], blob('up_victim'));
+    ffmpeg(lavfi('sine=frequency=300:duration=2'), out('secret.mp3'));
     writeFileSync(blob('up_concat'), 'ffconcat version 1.0\nfile up_victim\n');
     // 160 KB that probes as 3.7 s and decodes to two hours.
     writeFileSync(
@@ -71,19 +59,7 @@ describe('hostile input (real ffmpeg and ffprobe)', () => {
   describe('audio longer than it declares', () => {
     beforeAll(() => {
       // An hour of silence (cheap: FLAC of zeros) whose Matroska header says 1 s.
-      make('ffmpeg', [
-        '-v',
-        'error',
-        '-f',
-        'lavfi',
-        '-i',
-        'anullsrc=r=8000:cl=mono',
-        '-t',
-        '3600',
-        '-c:a',
-        'flac',
-        out('hour.mkv'),
-      ]);
+      ffmpeg(lavfi('anullsrc=r=8000:cl=mono'), ['-t', '3600', '-c:a', 'flac'], out('hour.mkv'));
       const bytes = readFileSync(out('hour.mkv'));
       const at = bytes.indexOf(Buffer.from([0x44, 0x89, 0x88])); // Segment Info: Duration, 8-byte float
       expect(at).toBeGreaterThan(0);

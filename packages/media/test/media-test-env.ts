@@ -39,10 +39,28 @@ export function make(command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
 }
 
+/** `-f lavfi -i <spec>`: an input ffmpeg synthesises. */
+export const lavfi = (spec: string): string[] => ['-f', 'lavfi', '-i', spec];
+
+/** Makes a fixture with ffmpeg (`-v error -y`, then `args`, arrays spread), failing loudly. */
+export function ffmpeg(...args: (string | string[])[]): void {
+  make('ffmpeg', ['-v', 'error', '-y', ...args.flat()]);
+}
+
 /** A scratch folder for one test file; call the returned cleanup in afterAll. */
 export function scratchDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'hark-media-test-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A scratch folder for the block it is called in (a describe), removed after it: the folder, and
+ * the path of a file in it.
+ */
+export function scratchFolder(): { dir: string; file: (name: string) => string } {
+  const { dir, cleanup } = scratchDir();
+  afterAll(cleanup);
+  return { dir, file: (name) => join(dir, name) };
 }
 
 /** True while a process with this pid exists. */

@@ -1,53 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MediaError, isAbortError, probeAudio } from '../src';
-import { make, scratchDir, testEnv } from './media-test-env';
+import { ffmpeg, lavfi, make, scratchFolder, testEnv } from './media-test-env';
 
 describe('probeAudio (real ffprobe)', () => {
-  const { dir, cleanup } = scratchDir();
-  const file = (name: string) => join(dir, name);
-  afterAll(cleanup);
+  const { file } = scratchFolder();
 
   beforeAll(() => {
-    const lavfi = (spec: string) => ['-f', 'lavfi', '-i', spec];
     // A video with an audio track (a 3 s picture, 2.5 s of tone).
-    make('ffmpeg', [
-      '-v',
-      'error',
-      ...lavfi('testsrc=duration=3:size=160x120:rate=10'),
-      ...lavfi('sine=frequency=440:duration=2.5'),
-      '-c:v',
-      'libx264',
-      '-pix_fmt',
-      'yuv420p',
-      '-c:a',
-      'aac',
-      '-shortest',
-      '-y',
+    ffmpeg(
+      lavfi('testsrc=duration=3:size=160x120:rate=10'),
+      lavfi('sine=frequency=440:duration=2.5'),
+      ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
       file('video.mp4'),
-    ]);
-    make('ffmpeg', [
-      '-v',
-      'error',
-      ...lavfi('testsrc=duration=1:size=160x120:rate=10'),
-      '-c:v',
-      'libx264',
-      '-pix_fmt',
-      'yuv420p',
-      '-y',
+    );
+    ffmpeg(
+      lavfi('testsrc=duration=1:size=160x120:rate=10'),
+      ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'],
       file('silent-video.mp4'),
-    ]);
+    );
     make('sox', ['-n', '-r', '44100', '-c', '2', file('tone.flac'), 'synth', '1.5', 'sine', '300']);
-    make('ffmpeg', [
-      '-v',
-      'error',
-      ...lavfi('sine=duration=1.5'),
-      '-c:a',
-      'libmp3lame',
-      '-y',
-      file('tone.mp3'),
-    ]);
+    ffmpeg(lavfi('sine=duration=1.5'), ['-c:a', 'libmp3lame'], file('tone.mp3'));
     // WebM written to a pipe records no duration, like a browser's MediaRecorder.
     const piped = spawnSync('ffmpeg', [
       '-v',

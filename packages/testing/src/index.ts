@@ -4,4 +4,5 @@ export * from './invariants';
 export * from './processes';
 export * from './prometheus';
 export * from './s3';
+export * from './test-env';
 export * from './webhook-receiver';

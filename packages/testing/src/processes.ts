@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -92,4 +92,72 @@ export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
       });
     },
   };
+}
+
+/** A built API process that has logged "api listening". */
+export interface RunningApi {
+  proc: AppProcess;
+  /** The "api listening" log line (port, storage, upload hasher). */
+  listening: Record<string, unknown>;
+  port: number;
+  /** `http://127.0.0.1:<port>/v1` */
+  base: string;
+  /**
+   * One request to `base` + `p`: a Buffer body is sent as is, another body as JSON; the answer's
+   * status, headers and JSON body.
+   */
+  call<T = Record<string, unknown>>(
+    method: string,
+    p: string,
+    auth: Record<string, string>,
+    body?: Buffer | object,
+  ): Promise<{ status: number; headers: Headers; body: { data: T } }>;
+}
+
+/**
+ * Starts the built API (`startApp`) and waits for it to listen (`readyMs`, default 15 s);
+ * `started` is given the process at once.
+ */
+export async function startApiProcess(
+  env: NodeJS.ProcessEnv,
+  opts: { started?: (p: AppProcess) => void; readyMs?: number } = {},
+): Promise<RunningApi> {
+  const proc = startApp('api', env);
+  opts.started?.(proc);
+  const listening = await proc.waitForLog('api listening', opts.readyMs);
+  const port = listening.port as number;
+  const base = `http://127.0.0.1:${port}/v1`;
+  return {
+    proc,
+    listening,
+    port,
+    base,
+    async call<T>(method: string, p: string, auth: Record<string, string>, body?: Buffer | object) {
+      const json = body !== undefined && !Buffer.isBuffer(body);
+      const res = await fetch(`${base}${p}`, {
+        method,
+        headers: { ...auth, ...(json ? { 'Content-Type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: json ? JSON.stringify(body) : body } : {}),
+      });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as { data: T } };
+    },
+  };
+}
+
+/** Pids of live whisper-cli processes whose command line mentions `marker` (from /proc). */
+export function whisperPids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // A zombie (state Z) has exited already.
+      if (cmdline.includes('whisper-cli') && cmdline.includes(marker) && !/^\d+ \(.*\) Z/.test(stat))
+        pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
 }

@@ -1,0 +1,22 @@
+import path from 'node:path';
+import { REPO_ROOT } from './processes';
+
+/** The folder beside the repository with the models and audio the tests use. */
+export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
+
+/**
+ * The engine the tests run (the test command exports WHISPER_BIN and WHISPER_MODEL): the test
+ * model loads and runs but transcribes to nothing.
+ */
+export const testEngine = {
+  whisperBin: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
+  whisperModel: process.env.WHISPER_MODEL ?? path.join(SHARED_DIR, 'models/for-tests-ggml-base.en.bin'),
+  /** The real multilingual base model. */
+  baseModel: path.join(SHARED_DIR, 'models/ggml-base.bin'),
+};
+
+/** Speech the tests transcribe: jfk.wav (11 s) and a 60 s file. */
+export const testAudio = {
+  jfkWav: path.join(SHARED_DIR, 'audio/jfk.wav'),
+  speech60Wav: path.join(SHARED_DIR, 'audio/speech-60s.wav'),
+};
