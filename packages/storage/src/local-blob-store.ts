@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BlobMissingError } from './blob-errors';
 import type { AppendOptions, BlobStore } from './blob-store';
+import { readBounded } from './read-bounded';
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -133,14 +134,7 @@ export class LocalBlobStore implements BlobStore {
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
       if ((await fh.stat()).size !== offset) await fh.truncate(offset);
-      let received = 0;
-      for await (const chunk of body) {
-        received += chunk.length;
-        if (received > opts.maxBytes) throw opts.tooLarge();
-        const hashed = opts.onData?.(chunk);
-        if (hashed) await hashed;
-        await out.push(chunk);
-      }
+      await readBounded(body, opts, (chunk) => out.push(chunk));
       return await out.finish();
     } catch (e) {
       await out.settle();

@@ -19,6 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { BlobMissingError, BlobSealedError } from './blob-errors';
 import type { AppendOptions, BlobStore } from './blob-store';
+import { readBounded } from './read-bounded';
 import { isNotFound, s3Call } from './s3-client';
 import { S3Layout } from './s3-layout';
 import { PartSplitter } from './s3-part-splitter';
@@ -63,14 +64,7 @@ export class S3BlobStore implements BlobStore {
     };
     const parts = new PartSplitter(fullParts + 1, this.layout.partBytes, upload, head);
     try {
-      let received = 0;
-      for await (const chunk of body) {
-        received += chunk.length;
-        if (received > opts.maxBytes) throw opts.tooLarge();
-        const hashed = opts.onData?.(chunk);
-        if (hashed) await hashed;
-        await parts.push(chunk);
-      }
+      const received = await readBounded(body, opts, (chunk) => parts.push(chunk));
       const remainder = await parts.finish();
       if (received > 0 && remainder.length > 0) {
         const tail = this.layout.tail(key, offset + received);
