@@ -63,7 +63,14 @@ async function uploadFile(
 ): Promise<string> {
   const upload = await deps.db.upload.findUnique({
     where: { id: uploadId },
-    select: { receivedBytes: true, sha256: true, hashState: true, actualSha256: true, erasedAt: true },
+    select: {
+      receivedBytes: true,
+      multipartUploadId: true,
+      sha256: true,
+      hashState: true,
+      actualSha256: true,
+      erasedAt: true,
+    },
   });
   // Erased (another transcript of the same upload was deleted or expired) or swept.
   if (!upload || upload.erasedAt) throw failure('audio_invalid', false, GONE);
@@ -71,7 +78,7 @@ async function uploadFile(
   const source = path.join(workDir, SOURCE_NAME);
   try {
     // Only the recorded bytes: an API process that died mid-chunk may have left more.
-    await deps.blobs.fetchTo(uploadId, length, source, { signal });
+    await deps.blobs.fetchTo(uploadId, length, source, { signal, uploadId: upload.multipartUploadId });
   } catch (e) {
     if (!(e instanceof BlobMissingError)) throw e;
     throw failure(

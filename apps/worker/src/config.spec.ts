@@ -32,8 +32,10 @@ describe('loadWorkerConfig', () => {
       quantize: 'q8_0',
       quantizeBin: '/opt/w/whisper-quantize',
       modelCacheDir: '/scratch/models',
-      decoding: DEFAULT_DECODING,
+      decoding: { transcribe: DEFAULT_DECODING, translate: { ...DEFAULT_DECODING, audioContextMargin: 0 } },
     });
+    // The fitted audio context is for transcription only: translation encodes whole windows.
+    expect(DEFAULT_DECODING.audioContextMargin).toBeGreaterThan(0);
     const tuned = loadWorkerConfig({
       ...base,
       WHISPER_QUANTIZE: 'off',
@@ -49,8 +51,25 @@ describe('loadWorkerConfig', () => {
       quantize: 'off',
       quantizeBin: '/q',
       modelCacheDir: '/cache',
-      decoding: { beamSize: 5, bestOf: 2, suppressNonSpeech: false, audioContextMargin: 0, decodeThreads: 0 },
+      decoding: {
+        transcribe: {
+          beamSize: 5,
+          bestOf: 2,
+          suppressNonSpeech: false,
+          audioContextMargin: 0,
+          decodeThreads: 0,
+        },
+        translate: {
+          beamSize: 5,
+          bestOf: 2,
+          suppressNonSpeech: false,
+          audioContextMargin: 0,
+          decodeThreads: 0,
+        },
+      },
     });
+    const margin = loadWorkerConfig({ ...base, WHISPER_AUDIO_CTX_MARGIN: '100' }).whisper.decoding;
+    expect([margin.transcribe.audioContextMargin, margin.translate.audioContextMargin]).toEqual([100, 0]);
     expect(() => loadWorkerConfig({ ...base, WHISPER_QUANTIZE: 'q3' })).toThrow(/WHISPER_QUANTIZE/);
     expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);
   });

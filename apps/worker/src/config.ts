@@ -12,7 +12,13 @@ import {
   optStr,
   str,
 } from '@hark/core';
-import { DEFAULT_DECODING, type DecodingOptions, QUANTIZE_TYPES, type QuantizeType } from '@hark/media';
+import {
+  DEFAULT_DECODING,
+  type DecodingOptions,
+  QUANTIZE_TYPES,
+  type QuantizeType,
+  type TaskDecoding,
+} from '@hark/media';
 import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 
 /** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
@@ -37,8 +43,12 @@ export interface WhisperConfig {
   quantizeBin: string;
   /** `HARK_MODEL_CACHE_DIR`: where quantised models are kept. Default `<HARK_TMP_DIR>/models`. */
   modelCacheDir: string;
-  /** Decoding: `WHISPER_BEAM_SIZE`, `WHISPER_BEST_OF`, `WHISPER_SUPPRESS_NST`, `WHISPER_AUDIO_CTX_MARGIN` (0: whole windows), `WHISPER_DECODE_THREADS` (0: all). Defaults: `DEFAULT_DECODING`. */
-  decoding: DecodingOptions;
+  /**
+   * Decoding of each task: `WHISPER_BEAM_SIZE`, `WHISPER_BEST_OF`, `WHISPER_SUPPRESS_NST`,
+   * `WHISPER_DECODE_THREADS` (0: all) for both, `WHISPER_AUDIO_CTX_MARGIN` (0: whole windows) for
+   * transcription only: translation always encodes whole windows. Defaults: `DEFAULT_DECODING`.
+   */
+  decoding: TaskDecoding;
 }
 
 export interface QueueTuning {
@@ -93,6 +103,23 @@ export interface WorkerConfig extends CommonConfig {
   metrics: MetricsServerConfig;
 }
 
+/** The engine's decoding for each task. */
+function taskDecoding(env: Env): TaskDecoding {
+  const transcribe: DecodingOptions = {
+    beamSize: int(env, 'WHISPER_BEAM_SIZE', DEFAULT_DECODING.beamSize, 1, 16),
+    bestOf: int(env, 'WHISPER_BEST_OF', DEFAULT_DECODING.bestOf, 1, 16),
+    suppressNonSpeech: bool(env, 'WHISPER_SUPPRESS_NST', DEFAULT_DECODING.suppressNonSpeech),
+    audioContextMargin: int(env, 'WHISPER_AUDIO_CTX_MARGIN', DEFAULT_DECODING.audioContextMargin, 0, 1500),
+    decodeThreads: int(env, 'WHISPER_DECODE_THREADS', DEFAULT_DECODING.decodeThreads, 0, 256),
+  };
+  return {
+    transcribe,
+    // The fitted audio context was measured on transcription only; translation keeps whole
+    // windows (on a short German clip the fitted one turned the English into another sentence).
+    translate: { ...transcribe, audioContextMargin: 0 },
+  };
+}
+
 /** Parses the worker's configuration once at boot. Throws ConfigError naming the bad variable. */
 export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const common = commonConfig(env);
@@ -117,19 +144,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       quantize: oneOf(env, 'WHISPER_QUANTIZE', QUANTIZE_TYPES, 'q8_0'),
       quantizeBin: str(env, 'WHISPER_QUANTIZE_BIN', path.join(path.dirname(binaryPath), 'whisper-quantize')),
       modelCacheDir: path.resolve(str(env, 'HARK_MODEL_CACHE_DIR', path.join(tmpDir, 'models'))),
-      decoding: {
-        beamSize: int(env, 'WHISPER_BEAM_SIZE', DEFAULT_DECODING.beamSize, 1, 16),
-        bestOf: int(env, 'WHISPER_BEST_OF', DEFAULT_DECODING.bestOf, 1, 16),
-        suppressNonSpeech: bool(env, 'WHISPER_SUPPRESS_NST', DEFAULT_DECODING.suppressNonSpeech),
-        audioContextMargin: int(
-          env,
-          'WHISPER_AUDIO_CTX_MARGIN',
-          DEFAULT_DECODING.audioContextMargin,
-          0,
-          1500,
-        ),
-        decodeThreads: int(env, 'WHISPER_DECODE_THREADS', DEFAULT_DECODING.decodeThreads, 0, 256),
-      },
+      decoding: taskDecoding(env),
     },
     diarizer: {
       kind: oneOf(env, 'HARK_DIARIZER', ['neural', 'classic'] as const, 'neural'),

@@ -66,7 +66,10 @@ describe('worker on the S3 driver', () => {
     async function* body() {
       yield randomBytes(6 << 20); // one part and a remainder
     }
-    await h.blobs.appendAt(orphan, 0, body(), { maxBytes: 7 << 20, tooLarge: () => new Error('too large') });
+    await h.blobs.appendAt(orphan, { offset: 0, uploadId: null }, body(), {
+      maxBytes: 7 << 20,
+      tooLarge: () => new Error('too large'),
+    });
     expect(await openUploads()).toContain(`uploads/${orphan}`);
     // Only blobs written before `before` and named by no upload row are removed.
     expect(

@@ -237,7 +237,7 @@ export async function createUpload(
   async function* body() {
     yield bytes;
   }
-  await blobs.appendAt(id, 0, body(), {
+  const { uploadId } = await blobs.appendAt(id, { offset: 0, uploadId: null }, body(), {
     maxBytes: bytes.length,
     onData: (c) => hash.update(c),
     tooLarge: () => new Error('too large'),
@@ -247,6 +247,7 @@ export async function createUpload(
       id,
       accountId,
       receivedBytes: BigInt(bytes.length),
+      multipartUploadId: uploadId,
       sha256: opts.sha256 ?? null,
       hashState: Buffer.from(hash.save()),
       ...(opts.createdAt ? { createdAt: opts.createdAt, updatedAt: opts.createdAt } : {}),

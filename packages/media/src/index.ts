@@ -30,8 +30,10 @@ export {
   decodingArgs,
   decodingEnv,
   type DecodingOptions,
+  type TaskDecoding,
   type TranscribeInput,
   type WhisperEngineOptions,
+  type WhisperTask,
 } from './whisper';
 export {
   parseWhisperJson,

@@ -74,7 +74,14 @@ describe('WhisperEngine', () => {
   it('passes the decoding options: beam, best-of, non-speech suppression, a fitted audio context', async () => {
     const { run, calls } = fakeRun(jfk);
     const make = (decoding: Partial<typeof DEFAULT_DECODING>) =>
-      new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', run, decoding });
+      new WhisperEngine({
+        binaryPath: 'x',
+        modelPath: 'y',
+        threads: 1,
+        modelName: 'z',
+        run,
+        decoding: { transcribe: decoding },
+      });
     await make({}).transcribe({ wavPath: '/tmp/a.wav' });
     await make({
       beamSize: 5,
@@ -102,19 +109,34 @@ describe('WhisperEngine', () => {
         audioContextMargin?: number;
         decodeThreads?: number;
       }) =>
-      () =>
-        new WhisperEngine({ binaryPath: 'x', modelPath: 'y', threads: 1, modelName: 'z', decoding });
+      (task: 'transcribe' | 'translate' = 'transcribe') =>
+        new WhisperEngine({
+          binaryPath: 'x',
+          modelPath: 'y',
+          threads: 1,
+          modelName: 'z',
+          decoding: { [task]: decoding },
+        });
     expect(make({ beamSize: 0 })).toThrow(RangeError);
     expect(make({ bestOf: 17 })).toThrow(RangeError);
     expect(make({ beamSize: 1.5 })).toThrow(RangeError);
     expect(make({ audioContextMargin: -1 })).toThrow(RangeError);
     expect(make({ decodeThreads: -1 })).toThrow(RangeError);
+    expect(() => make({ audioContextMargin: 1501 })('translate')).toThrow(RangeError);
     expect(make({ beamSize: 16, bestOf: 1, audioContextMargin: 0 })).not.toThrow();
   });
 
   it('passes translate, the initial prompt and the temperature through, each as its own argument', async () => {
     const { run, calls } = fakeRun(jfk);
-    await engine(run).transcribe({
+    const translating = new WhisperEngine({
+      binaryPath: '/opt/whisper-cli',
+      modelPath: '/models/base.bin',
+      threads: 3,
+      modelName: 'whisper-base',
+      run,
+      decoding: { translate: { audioContextMargin: 0 } },
+    });
+    await translating.transcribe({
       wavPath: '/tmp/a.wav',
       task: 'translate',
       prompt: '-- Hark, "quoted" $(not a shell)',
@@ -129,7 +151,7 @@ describe('WhisperEngine', () => {
       '--temperature',
       '0.2',
     ]);
-    // Whole windows for a translation: no fitted audio context.
+    // The translate set it was given: whole windows, no fitted audio context.
     expect(calls[0]!.args.slice(13, calls[0]!.args.indexOf('-ojf'))).toEqual([
       '-bs',
       '1',
@@ -137,6 +159,42 @@ describe('WhisperEngine', () => {
       '5',
       '-sns',
     ]);
+  });
+
+  it('applies the decoding set of the task it runs, as given, arguments and environment alike', async () => {
+    const { run, calls } = fakeRun(jfk);
+    const e = new WhisperEngine({
+      binaryPath: 'x',
+      modelPath: 'y',
+      threads: 1,
+      modelName: 'z',
+      run,
+      decoding: {
+        transcribe: { beamSize: 2, audioContextMargin: 100, decodeThreads: 1 },
+        translate: { beamSize: 3, suppressNonSpeech: false, audioContextMargin: 0, decodeThreads: 0 },
+      },
+    });
+    await e.transcribe({ wavPath: '/tmp/a.wav', task: 'translate' });
+    await e.transcribe({ wavPath: '/tmp/a.wav' });
+    await e.transcribe({ wavPath: '/tmp/a.wav', task: 'transcribe' });
+    expect(calls[0]!.args).toContain('--translate');
+    expect(calls.map((c) => c.args.slice(c.args.indexOf('-bs'), c.args.indexOf('-ojf')))).toEqual([
+      ['-bs', '3', '-bo', '5'],
+      ['-bs', '2', '-bo', '5', '-sns', '-ac', '-100'],
+      ['-bs', '2', '-bo', '5', '-sns', '-ac', '-100'],
+    ]);
+    expect(calls.map((c) => c.options?.env)).toEqual([
+      {},
+      { WHISPER_DECODE_THREADS: '1' },
+      { WHISPER_DECODE_THREADS: '1' },
+    ]);
+    expect(e.decoding.translate).toEqual({
+      ...DEFAULT_DECODING,
+      beamSize: 3,
+      suppressNonSpeech: false,
+      audioContextMargin: 0,
+      decodeThreads: 0,
+    });
   });
 
   it('adds no engine options for a plain transcription', async () => {

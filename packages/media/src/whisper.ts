@@ -22,9 +22,18 @@ export interface WhisperEngineOptions {
   debug?: (commandLine: string) => void;
   /** Process runner; tests pass a fake. Default: `runProcess`. */
   run?: RunProcess;
-  /** How the engine decodes. Default: `DEFAULT_DECODING` (see bench/engine/README.md for why). */
-  decoding?: Partial<DecodingOptions>;
+  /**
+   * How the engine decodes each task; what a task's set leaves out comes from `DEFAULT_DECODING`
+   * (see bench/engine/README.md for why). The engine applies the running task's set as given.
+   */
+  decoding?: { [T in WhisperTask]?: Partial<DecodingOptions> };
 }
+
+/** What whisper-cli is asked for: text in the spoken language, or English (`--translate`). */
+export type WhisperTask = 'transcribe' | 'translate';
+
+/** Decoding options for each task. */
+export type TaskDecoding = Record<WhisperTask, DecodingOptions>;
 
 export interface DecodingOptions {
   /** Beam size (`-bs`); 1 is greedy decoding. */
@@ -75,7 +84,7 @@ export interface TranscribeInput {
   /** Language code to force; null or absent detects it. */
   language?: string | null;
   /** `translate`: English text from speech in any language (`--translate`). Default `transcribe`. */
-  task?: 'transcribe' | 'translate';
+  task?: WhisperTask;
   /** Initial prompt: spelling, vocabulary, style of the previous window (`--prompt`). Default none. */
   prompt?: string | null;
   /** Sampling temperature 0 to 1 (`--temperature`); the engine still falls back upwards. Default the engine's (0). */
@@ -86,7 +95,7 @@ export interface TranscribeInput {
 /** whisper.cpp through its CLI: one process per transcription, so cancel is a plain SIGKILL. */
 export class WhisperEngine {
   readonly modelName: string;
-  readonly decoding: Readonly<DecodingOptions>;
+  readonly decoding: Readonly<TaskDecoding>;
   private readonly run: RunProcess;
 
   constructor(private readonly options: WhisperEngineOptions) {
@@ -95,31 +104,22 @@ export class WhisperEngine {
     }
     this.modelName = options.modelName;
     this.run = options.run ?? runProcess;
-    this.decoding = { ...DEFAULT_DECODING, ...options.decoding };
-    const { beamSize, bestOf, audioContextMargin, decodeThreads } = this.decoding;
-    if (!Number.isInteger(beamSize) || beamSize < 1 || beamSize > 16) {
-      throw new RangeError(`beamSize must be an integer from 1 to 16, got ${beamSize}`);
-    }
-    if (!Number.isInteger(bestOf) || bestOf < 1 || bestOf > 16) {
-      throw new RangeError(`bestOf must be an integer from 1 to 16, got ${bestOf}`);
-    }
-    if (!Number.isInteger(audioContextMargin) || audioContextMargin < 0 || audioContextMargin > 1500) {
-      throw new RangeError(`audioContextMargin must be an integer from 0 to 1500, got ${audioContextMargin}`);
-    }
-    if (!Number.isInteger(decodeThreads) || decodeThreads < 0) {
-      throw new RangeError(`decodeThreads must be a non-negative integer, got ${decodeThreads}`);
-    }
+    this.decoding = {
+      transcribe: checkedDecoding({ ...DEFAULT_DECODING, ...options.decoding?.transcribe }),
+      translate: checkedDecoding({ ...DEFAULT_DECODING, ...options.decoding?.translate }),
+    };
   }
 
   async transcribe({
     wavPath,
     language,
-    task,
+    task = 'transcribe',
     prompt,
     temperature,
     signal,
   }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
+    const decoding = this.decoding[task];
     const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
     const args = [
@@ -129,9 +129,7 @@ export class WhisperEngine {
       // One argv entry each (no shell): a prompt is passed through byte for byte.
       prompt ? ['--prompt', prompt] : [],
       temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
-      // The fitted audio context was measured on transcription only; translation keeps whole
-      // windows (on a short German clip the fitted one turned the English into another sentence).
-      decodingArgs(task === 'translate' ? { ...this.decoding, audioContextMargin: 0 } : this.decoding),
+      decodingArgs(decoding),
       // Full JSON turns token timestamps on; the words are built from them.
       ['-ojf', '-of', outPrefix],
     ].flat();
@@ -144,7 +142,7 @@ export class WhisperEngine {
           debug,
           timeoutMs,
           captureStdout: false,
-          env: decodingEnv(this.decoding),
+          env: decodingEnv(decoding),
         }));
       } catch (error) {
         throw toMediaError(error);
@@ -176,6 +174,24 @@ export class WhisperEngine {
       await rm(dir, { recursive: true, force: true });
     }
   }
+}
+
+/** The options, or a RangeError for one whisper-cli would refuse or misread. */
+function checkedDecoding(decoding: DecodingOptions): DecodingOptions {
+  const { beamSize, bestOf, audioContextMargin, decodeThreads } = decoding;
+  if (!Number.isInteger(beamSize) || beamSize < 1 || beamSize > 16) {
+    throw new RangeError(`beamSize must be an integer from 1 to 16, got ${beamSize}`);
+  }
+  if (!Number.isInteger(bestOf) || bestOf < 1 || bestOf > 16) {
+    throw new RangeError(`bestOf must be an integer from 1 to 16, got ${bestOf}`);
+  }
+  if (!Number.isInteger(audioContextMargin) || audioContextMargin < 0 || audioContextMargin > 1500) {
+    throw new RangeError(`audioContextMargin must be an integer from 0 to 1500, got ${audioContextMargin}`);
+  }
+  if (!Number.isInteger(decodeThreads) || decodeThreads < 0) {
+    throw new RangeError(`decodeThreads must be a non-negative integer, got ${decodeThreads}`);
+  }
+  return decoding;
 }
 
 function toMediaError(error: unknown): unknown {

@@ -8,6 +8,31 @@ export interface AppendOptions {
    */
   onData?: (chunk: Buffer) => void | Promise<void>;
   tooLarge: () => Error;
+  /**
+   * Called when the append starts the blob's multipart upload (S3), before any byte goes into
+   * it: the caller records the id durably (with its upload row), so that an append resumed after
+   * a crash finds the parts this one stored. Without it the id is only in the result.
+   */
+  recordUploadId?: (uploadId: string) => Promise<void>;
+}
+
+/** Where an append starts, as Postgres recorded it. */
+export interface BlobPosition {
+  /** The durable length (`uploads.received_bytes`). */
+  offset: number;
+  /**
+   * The store's id for the blob while it grows (S3: its multipart upload id), as recorded
+   * (`uploads.multipart_upload_id`); null when none was (always with the local driver).
+   */
+  uploadId: string | null;
+}
+
+/** What an append stored. */
+export interface Appended {
+  /** Bytes appended at the offset, durable. */
+  bytes: number;
+  /** The store's id for the blob to record with the new length (see `BlobPosition`). */
+  uploadId: string | null;
 }
 
 /**
@@ -20,21 +45,32 @@ export interface AppendOptions {
  */
 export interface BlobStore {
   /**
-   * Appends `body` at byte `offset` (the durable length recorded in Postgres) and resolves with
-   * the bytes appended once they are durable. Whatever an earlier attempt left past `offset`
+   * Appends `body` at `at.offset` (the durable length recorded in Postgres) and resolves with
+   * the bytes appended once they are durable. Whatever an earlier attempt left past the offset
    * (a crash before Postgres recorded it) is ignored and superseded. On any failure nothing
    * readable changes and the error is rethrown. One writer per key at a time (the caller locks).
    * Throws `BlobSealedError` once `fetchTo` has sealed the blob (S3 driver).
    */
-  appendAt(key: string, offset: number, body: AsyncIterable<Buffer>, opts: AppendOptions): Promise<number>;
+  appendAt(
+    key: string,
+    at: BlobPosition,
+    body: AsyncIterable<Buffer>,
+    opts: AppendOptions,
+  ): Promise<Appended>;
   /** Drops what an append past `length` left (used when Postgres refused to record it). */
   truncate(key: string, length: number): Promise<void>;
   /**
    * Puts exactly the first `length` bytes of the blob at the local path `dest` (which must not
    * exist), streamed, never the whole blob in memory. May seal the blob (see `appendAt`).
-   * Throws `BlobMissingError` when the blob is gone or shorter than `length`.
+   * Throws `BlobMissingError` when the blob is gone or shorter than `length`. `uploadId`: the one
+   * recorded with `length` (see `BlobPosition`); the S3 driver looks it up when it is not given.
    */
-  fetchTo(key: string, length: number, dest: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  fetchTo(
+    key: string,
+    length: number,
+    dest: string,
+    opts?: { signal?: AbortSignal; uploadId?: string | null },
+  ): Promise<void>;
   /** Removes everything stored under `key` (S3: also aborts its multipart upload). Idempotent. */
   remove(key: string): Promise<void>;
   /** Whether anything is stored under `key`. */

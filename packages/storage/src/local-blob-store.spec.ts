@@ -10,6 +10,9 @@ async function* chunks(...parts: (Buffer | Error)[]): AsyncIterable<Buffer> {
   }
 }
 
+/** A recorded length; the local driver records no upload id. */
+const at = (offset: number) => ({ offset, uploadId: null });
+
 describe('LocalBlobStore', () => {
   let dir: string;
   let store: LocalBlobStore;
@@ -21,21 +24,23 @@ describe('LocalBlobStore', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('appends at the recorded offset and cuts bytes a crash left past it', async () => {
-    expect(await store.appendAt('a', 0, chunks(Buffer.from('hello ')), { maxBytes: 100, tooLarge })).toBe(6);
+    expect(
+      await store.appendAt('a', at(0), chunks(Buffer.from('hello ')), { maxBytes: 100, tooLarge }),
+    ).toEqual({ bytes: 6, uploadId: null });
     await writeFile(path.join(dir, 'a'), 'hello GARBAGE'); // unrecorded tail from a crash
     expect(
-      await store.appendAt('a', 6, chunks(Buffer.from('wor'), Buffer.from('ld')), {
+      await store.appendAt('a', at(6), chunks(Buffer.from('wor'), Buffer.from('ld')), {
         maxBytes: 100,
         tooLarge,
       }),
-    ).toBe(5);
+    ).toEqual({ bytes: 5, uploadId: null });
     expect(await readFile(path.join(dir, 'a'), 'utf8')).toBe('hello world');
   });
 
   it('a failing body leaves the blob at its old length', async () => {
-    await store.appendAt('b', 0, chunks(Buffer.from('keep')), { maxBytes: 100, tooLarge });
+    await store.appendAt('b', at(0), chunks(Buffer.from('keep')), { maxBytes: 100, tooLarge });
     await expect(
-      store.appendAt('b', 4, chunks(Buffer.alloc(2 << 20, 1), new Error('client went away')), {
+      store.appendAt('b', at(4), chunks(Buffer.alloc(2 << 20, 1), new Error('client went away')), {
         maxBytes: 8 << 20,
         tooLarge,
       }),
@@ -45,7 +50,7 @@ describe('LocalBlobStore', () => {
 
   it('refuses bodies over maxBytes, writing nothing', async () => {
     await expect(
-      store.appendAt('c', 0, chunks(Buffer.alloc(60), Buffer.alloc(60)), { maxBytes: 100, tooLarge }),
+      store.appendAt('c', at(0), chunks(Buffer.alloc(60), Buffer.alloc(60)), { maxBytes: 100, tooLarge }),
     ).rejects.toThrow('too large');
     expect((await readFile(path.join(dir, 'c'))).length).toBe(0);
   });

@@ -13,7 +13,8 @@ import {
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BlobMissingError } from './blob-errors';
-import type { AppendOptions, BlobStore } from './blob-store';
+import type { AppendOptions, Appended, BlobPosition, BlobStore } from './blob-store';
+import { readBounded } from './read-bounded';
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -122,10 +123,10 @@ export class LocalBlobStore implements BlobStore {
 
   async appendAt(
     key: string,
-    offset: number,
+    { offset }: BlobPosition,
     body: AsyncIterable<Buffer>,
     opts: AppendOptions,
-  ): Promise<number> {
+  ): Promise<Appended> {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
     const fh = await open(file, 'a+');
@@ -133,15 +134,8 @@ export class LocalBlobStore implements BlobStore {
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
       if ((await fh.stat()).size !== offset) await fh.truncate(offset);
-      let received = 0;
-      for await (const chunk of body) {
-        received += chunk.length;
-        if (received > opts.maxBytes) throw opts.tooLarge();
-        const hashed = opts.onData?.(chunk);
-        if (hashed) await hashed;
-        await out.push(chunk);
-      }
-      return await out.finish();
+      await readBounded(body, opts, (chunk) => out.push(chunk));
+      return { bytes: await out.finish(), uploadId: null };
     } catch (e) {
       await out.settle();
       await fh.truncate(offset).catch(() => undefined);

@@ -18,16 +18,28 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { BlobMissingError, BlobSealedError } from './blob-errors';
-import type { AppendOptions, BlobStore } from './blob-store';
+import type { AppendOptions, Appended, BlobPosition, BlobStore } from './blob-store';
+import { readBounded } from './read-bounded';
 import { isNotFound, s3Call } from './s3-client';
 import { S3Layout } from './s3-layout';
 import { PartSplitter } from './s3-part-splitter';
+
+/** A remainder's metadata: the length whose remainder it extends (superseded once it is read). */
+const EXTENDS = 'extends';
 
 /**
  * S3 driver: an upload grows as an S3 multipart upload plus a trailing remainder object (the
  * layout and why it survives a crash between a part's PUT and Postgres: `s3-layout.ts`). The
  * first `fetchTo` seals it: the remainder becomes the last part and the multipart upload is
  * completed into one object, which workers then read with ranged GETs.
+ *
+ * An append lists nothing: the part numbers and the remainder's name follow from the recorded
+ * offset, and the multipart upload's id is recorded with the upload row (`recordUploadId`).
+ * Per chunk it reads the remainder of the offset (when the offset is not a whole number of
+ * parts: S3 cannot read a part back), puts the parts the chunk completes and the new remainder,
+ * and deletes the remainder the offset's one superseded (named in its metadata). Listings are
+ * left to the rare paths: the seal (once per upload), `truncate` after Postgres refused a
+ * chunk, and the sweepers' `exists`, `remove` and `staleKeys`.
  */
 export class S3BlobStore implements BlobStore {
   private readonly layout: S3Layout;
@@ -43,54 +55,52 @@ export class S3BlobStore implements BlobStore {
 
   async appendAt(
     key: string,
-    offset: number,
+    at: BlobPosition,
     body: AsyncIterable<Buffer>,
     opts: AppendOptions,
-  ): Promise<number> {
+  ): Promise<Appended> {
     const name = this.layout.object(key);
+    const { offset } = at;
     const { fullParts, rest } = this.layout.split(offset);
-    const [found, head] = await Promise.all([
-      this.findUpload(name),
-      rest > 0 ? this.getTail(key, offset) : Promise.resolve(Buffer.alloc(0)),
-      this.dropTails(key, offset),
-    ]);
-    if (!found && offset > 0 && (await this.size(name)) !== null) throw new BlobSealedError(key);
-    if (!head || (!found && fullParts > 0)) throw new BlobMissingError(key, 'short');
-    let uploadId: Promise<string> | null = found ? Promise.resolve(found) : null;
+    const known = await this.recordedUpload(name, offset, at.uploadId);
+    if (known === null && fullParts > 0) throw await this.gone(key, name);
+    const head = rest > 0 ? await this.getTail(key, offset) : { bytes: Buffer.alloc(0), extends: null };
+    if (!head) throw await this.gone(key, name);
+    // The remainder of `offset` completes a length Postgres recorded (an append starts only
+    // there), so the remainder it extended is needed no more.
+    const superseded =
+      head.extends === null ? null : this.deleteTail(key, head.extends).catch(() => undefined);
+    let started: Promise<string> | null = known === null ? null : Promise.resolve(known);
+    let partsStored = 0;
     const upload = async (partNumber: number, part: Buffer) => {
-      uploadId ??= this.createUpload(name);
-      await this.putPart(name, await uploadId, partNumber, part);
-    };
-    const parts = new PartSplitter(fullParts + 1, this.layout.partBytes, upload, head);
-    try {
-      let received = 0;
-      for await (const chunk of body) {
-        received += chunk.length;
-        if (received > opts.maxBytes) throw opts.tooLarge();
-        const hashed = opts.onData?.(chunk);
-        if (hashed) await hashed;
-        await parts.push(chunk);
+      started ??= this.startUpload(name, opts);
+      try {
+        await this.putPart(name, await started, partNumber, part);
+      } catch (e) {
+        throw isNotFound(e) ? await this.gone(key, name) : e;
       }
+      partsStored++;
+    };
+    const parts = new PartSplitter(fullParts + 1, this.layout.partBytes, upload, head.bytes);
+    try {
+      const received = await readBounded(body, opts, (chunk) => parts.push(chunk));
       const remainder = await parts.finish();
+      // Nothing above touched the stored blob (an offset on a part boundary, no part filled):
+      // make sure a worker has not sealed it.
+      if (offset > 0 && rest === 0 && partsStored === 0 && received > 0 && (await this.size(name)) !== null)
+        throw new BlobSealedError(key);
       if (received > 0 && remainder.length > 0) {
-        const tail = this.layout.tail(key, offset + received);
-        await s3Call('put remainder', () =>
-          this.client.send(
-            new PutObjectCommand({
-              Bucket: this.bucket,
-              Key: tail,
-              Body: remainder,
-              ContentLength: remainder.length,
-            }),
-          ),
-        );
+        await this.putTail(key, offset + received, remainder, rest > 0 ? offset : null);
       }
       // Parts past `offset` stay unreachable until a later append overwrites them or the seal
-      // leaves them out; the remainder of `offset` stays until the next append or truncate.
-      return received;
+      // leaves them out; the remainder of `offset` stays until an append shows that Postgres
+      // recorded the new length.
+      return { bytes: received, uploadId: started === null ? null : await started };
     } catch (e) {
       await parts.settle();
       throw e;
+    } finally {
+      await superseded;
     }
   }
 
@@ -102,11 +112,11 @@ export class S3BlobStore implements BlobStore {
     key: string,
     length: number,
     dest: string,
-    opts: { signal?: AbortSignal } = {},
+    opts: { signal?: AbortSignal; uploadId?: string | null } = {},
   ): Promise<void> {
     const name = this.layout.object(key);
     let size = await this.size(name);
-    if (size === null) size = await this.seal(key, length);
+    if (size === null) size = await this.seal(key, length, opts.uploadId ?? null);
     if (size < length) throw new BlobMissingError(key, 'short');
     if (length === 0) return writeFile(dest, '', { flag: 'wx' });
     const signal = opts.signal;
@@ -190,10 +200,10 @@ export class S3BlobStore implements BlobStore {
    * left out and go with the multipart upload. A blob with no full part becomes one plain PUT.
    * Two workers sealing at once: the loser finds the winner's object. Resolves with its size.
    */
-  private async seal(key: string, length: number): Promise<number> {
+  private async seal(key: string, length: number, uploadId: string | null): Promise<number> {
     const name = this.layout.object(key);
     try {
-      return await this.completeAt(key, name, length);
+      return await this.completeAt(key, name, length, uploadId);
     } catch (e) {
       const size = await this.size(name);
       if (size !== null) return size;
@@ -201,12 +211,18 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  private async completeAt(key: string, name: string, length: number): Promise<number> {
+  private async completeAt(
+    key: string,
+    name: string,
+    length: number,
+    recorded: string | null,
+  ): Promise<number> {
     const { fullParts, rest } = this.layout.split(length);
-    const [uploadId, tail] = await Promise.all([
-      this.findUpload(name),
-      rest > 0 ? this.getTail(key, length) : Promise.resolve(Buffer.alloc(0)),
+    const [uploadId, got] = await Promise.all([
+      this.recordedUpload(name, length, recorded),
+      rest > 0 ? this.getTail(key, length) : Promise.resolve({ bytes: Buffer.alloc(0) }),
     ]);
+    const tail = got?.bytes;
     if (!tail || (!uploadId && fullParts > 0)) {
       const anything = uploadId !== null || (await this.listTails(key)).length > 0;
       throw new BlobMissingError(key, anything ? 'short' : 'missing');
@@ -259,18 +275,53 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** The remainder completing `end`, or null when there is none. */
-  private async getTail(key: string, end: number): Promise<Buffer | null> {
+  /**
+   * The remainder completing `end` and the length whose remainder it extended (its metadata;
+   * null when that length was a whole number of parts, or for a remainder written before the
+   * metadata was), or null when there is none.
+   */
+  private async getTail(key: string, end: number): Promise<{ bytes: Buffer; extends: number | null } | null> {
     try {
       const got = await s3Call('get remainder', () =>
         this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.layout.tail(key, end) })),
       );
       const bytes = Buffer.from(await got.Body!.transformToByteArray());
-      return bytes.length === this.layout.split(end).rest ? bytes : null;
+      if (bytes.length !== this.layout.split(end).rest) return null;
+      const from = got.Metadata?.[EXTENDS];
+      return { bytes, extends: from && /^\d+$/.test(from) ? Number(from) : null };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
     }
+  }
+
+  /** Stores the remainder completing `end`, naming the length whose remainder it extends. */
+  private async putTail(key: string, end: number, bytes: Buffer, extended: number | null): Promise<void> {
+    await s3Call('put remainder', () =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.layout.tail(key, end),
+          Body: bytes,
+          ContentLength: bytes.length,
+          ...(extended === null ? {} : { Metadata: { [EXTENDS]: String(extended) } }),
+        }),
+      ),
+    );
+  }
+
+  private async deleteTail(key: string, end: number): Promise<void> {
+    await s3Call('delete remainder', () =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.layout.tail(key, end) })),
+    );
+  }
+
+  /**
+   * Why the blob takes no append at a recorded length it cannot continue: sealed by a worker,
+   * or something recorded is gone.
+   */
+  private async gone(key: string, name: string): Promise<Error> {
+    return (await this.size(name)) !== null ? new BlobSealedError(key) : new BlobMissingError(key, 'short');
   }
 
   private async listTails(key: string): Promise<{ name: string; end: number }[]> {
@@ -305,16 +356,27 @@ export class S3BlobStore implements BlobStore {
       .map((u) => u.UploadId!);
   }
 
-  /** The blob's multipart upload (the oldest, should a crash have left two), or null. */
-  private async findUpload(name: string): Promise<string | null> {
+  /**
+   * The multipart upload holding the parts of a blob of `length`: the recorded id; with none
+   * recorded and full parts below `length`, a row from before ids were recorded, whose upload
+   * is found by listing (the oldest, as such rows' appends used); otherwise null.
+   */
+  private async recordedUpload(
+    name: string,
+    length: number,
+    recorded: string | null,
+  ): Promise<string | null> {
+    if (recorded !== null || this.layout.split(length).fullParts === 0) return recorded;
     return (await this.listUploads(name))[0] ?? null;
   }
 
-  private async createUpload(name: string): Promise<string> {
+  /** Starts the blob's multipart upload and has the caller record its id before any part goes in. */
+  private async startUpload(name: string, opts: AppendOptions): Promise<string> {
     const created = await s3Call('create upload', () =>
       this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: name })),
     );
     if (!created.UploadId) throw new Error('the store created a multipart upload without an id');
+    await opts.recordUploadId?.(created.UploadId);
     return created.UploadId;
   }
 

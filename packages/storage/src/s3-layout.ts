@@ -9,7 +9,10 @@
  *   when `end` is not a multiple of S. Named by the length it completes, so an append that
  *   crashes before Postgres records it writes a new name and never touches the remainder of
  *   the durable length (S3 cannot read back a part, so that remainder is the only copy of
- *   those bytes until the part they open is complete).
+ *   those bytes until the part they open is complete). Its metadata `extends` names the length
+ *   whose remainder it continued (when that length had one): an append at `end` reads this
+ *   remainder anyway, and `end` being recorded means that older one is no longer needed, so it is
+ *   deleted by name. Nothing on the append path lists.
  *
  * tus' S3 store keeps a remainder the same way (one `.part` object); naming it by its end is
  * what makes an unrecorded append harmless here.

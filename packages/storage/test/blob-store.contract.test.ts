@@ -9,6 +9,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import {
+  type AppendOptions,
   BlobMissingError,
   BlobSealedError,
   type BlobStore,
@@ -51,10 +52,31 @@ async function s3Store(): Promise<{ store: S3BlobStore; bucket: string }> {
 }
 afterAll(() => s3?.destroy());
 
+// What the upload rows would record: each key's multipart upload id (S3), as the API keeps it.
+const recorded = new WeakMap<BlobStore, Map<string, string>>();
+const recordedId = (store: BlobStore, key: string) => recorded.get(store)?.get(key) ?? null;
+
+/** An append at the recorded offset, the way the API makes it; resolves with the bytes appended. */
+async function append(
+  store: BlobStore,
+  key: string,
+  offset: number,
+  body: AsyncIterable<Buffer>,
+  o: AppendOptions = opts(),
+): Promise<number> {
+  const ids = recorded.get(store) ?? new Map<string, string>();
+  recorded.set(store, ids);
+  const appended = await store.appendAt(key, { offset, uploadId: ids.get(key) ?? null }, body, {
+    ...o,
+    recordUploadId: async (id) => void ids.set(key, id),
+  });
+  return appended.bytes;
+}
+
 let fetched = 0;
 async function contents(store: BlobStore, key: string, length: number): Promise<Buffer> {
   const dest = path.join(scratch, `fetched-${fetched++}`);
-  await store.fetchTo(key, length, dest);
+  await store.fetchTo(key, length, dest, { uploadId: recordedId(store, key) });
   return readFile(dest);
 }
 
@@ -75,7 +97,8 @@ describe.each([
     let offset = 0;
     for (const body of [a, b, c, d]) {
       const half = body.length >> 1;
-      offset += await store.appendAt(
+      offset += await append(
+        store,
         'k1',
         offset,
         chunks(body.subarray(0, half), body.subarray(half)),
@@ -89,39 +112,39 @@ describe.each([
 
   it('an append Postgres never recorded (the API died after its parts were stored) is superseded by the next one at the recorded offset', async () => {
     const head = randomBytes(4 * MiB);
-    await store.appendAt('k2', 0, chunks(head), opts());
+    await append(store, 'k2', 0, chunks(head), opts());
     // Stored in full (a part past the boundary and a new remainder), then the process died.
-    expect(await store.appendAt('k2', head.length, chunks(randomBytes(8 * MiB)), opts())).toBe(8 * MiB);
+    expect(await append(store, 'k2', head.length, chunks(randomBytes(8 * MiB)), opts())).toBe(8 * MiB);
     const retry = randomBytes(3 * MiB);
-    expect(await store.appendAt('k2', head.length, chunks(retry), opts())).toBe(retry.length);
+    expect(await append(store, 'k2', head.length, chunks(retry), opts())).toBe(retry.length);
     const end = randomBytes(5);
-    await store.appendAt('k2', head.length + retry.length, chunks(end), opts());
+    await append(store, 'k2', head.length + retry.length, chunks(end), opts());
     expect(sha(await contents(store, 'k2', 7 * MiB + 5))).toBe(sha(Buffer.concat([head, retry, end])));
   });
 
   it('truncate drops an append Postgres refused to record', async () => {
     const head = randomBytes(2 * MiB);
-    await store.appendAt('k3', 0, chunks(head), opts());
-    await store.appendAt('k3', head.length, chunks(randomBytes(MiB)), opts());
+    await append(store, 'k3', 0, chunks(head), opts());
+    await append(store, 'k3', head.length, chunks(randomBytes(MiB)), opts());
     await store.truncate('k3', head.length);
     expect(sha(await contents(store, 'k3', head.length))).toBe(sha(head));
   });
 
   it('a body that fails midway leaves the blob as it was, and the upload carries on', async () => {
     const head = randomBytes(MiB);
-    await store.appendAt('k4', 0, chunks(head), opts());
+    await append(store, 'k4', 0, chunks(head), opts());
     await expect(
-      store.appendAt('k4', head.length, chunks(randomBytes(6 * MiB), new Error('client went away')), opts()),
+      append(store, 'k4', head.length, chunks(randomBytes(6 * MiB), new Error('client went away')), opts()),
     ).rejects.toThrow('client went away');
     const rest = randomBytes(2 * MiB);
-    await store.appendAt('k4', head.length, chunks(rest), opts());
+    await append(store, 'k4', head.length, chunks(rest), opts());
     expect(sha(await contents(store, 'k4', 3 * MiB))).toBe(sha(Buffer.concat([head, rest])));
   });
 
   it('refuses a body over maxBytes and stores none of it', async () => {
-    await store.appendAt('k5', 0, chunks(Buffer.from('keep')), opts());
+    await append(store, 'k5', 0, chunks(Buffer.from('keep')), opts());
     await expect(
-      store.appendAt('k5', 4, chunks(Buffer.alloc(60), Buffer.alloc(60)), opts(100)),
+      append(store, 'k5', 4, chunks(Buffer.alloc(60), Buffer.alloc(60)), opts(100)),
     ).rejects.toThrow('too large');
     await expect(store.fetchTo('k5', 5, path.join(scratch, `fetched-${fetched++}`))).rejects.toBeInstanceOf(
       BlobMissingError,
@@ -133,15 +156,15 @@ describe.each([
     await expect(
       store.fetchTo('nothing', 10, path.join(scratch, `fetched-${fetched++}`)),
     ).rejects.toMatchObject({ reason: 'missing' });
-    await store.appendAt('k6', 0, chunks(Buffer.from('short')), opts());
+    await append(store, 'k6', 0, chunks(Buffer.from('short')), opts());
     await expect(store.fetchTo('k6', 6, path.join(scratch, `fetched-${fetched++}`))).rejects.toMatchObject({
       reason: 'short',
     });
   });
 
   it('remove leaves nothing behind, whatever state the blob was in', async () => {
-    await store.appendAt('k7', 0, chunks(randomBytes(6 * MiB)), opts()); // a part and a remainder
-    await store.appendAt('k8', 0, chunks(randomBytes(MiB)), opts());
+    await append(store, 'k7', 0, chunks(randomBytes(6 * MiB)), opts()); // a part and a remainder
+    await append(store, 'k8', 0, chunks(randomBytes(MiB)), opts());
     await contents(store, 'k8', MiB); // sealed
     for (const key of ['k7', 'k8']) {
       expect(await store.exists(key)).toBe(true);
@@ -152,7 +175,7 @@ describe.each([
   });
 
   it('staleKeys lists what was written before the given time', async () => {
-    await store.appendAt('k9', 0, chunks(randomBytes(6 * MiB)), opts());
+    await append(store, 'k9', 0, chunks(randomBytes(6 * MiB)), opts());
     const keys = async (before: Date) => {
       const out = new Set<string>();
       for await (const k of store.staleKeys(before)) out.add(k);
@@ -176,7 +199,7 @@ describe('S3 driver specifics', () => {
     let previous = 0;
     for (const size of [MiB, 3 * MiB, 2 * MiB, 1000]) {
       previous = offset;
-      offset += await store.appendAt('s1', offset, chunks(randomBytes(size)), opts());
+      offset += await append(store, 's1', offset, chunks(randomBytes(size)), opts());
     }
     const names = async () =>
       ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'uploads/s1' }))).Contents ?? [])
@@ -193,11 +216,28 @@ describe('S3 driver specifics', () => {
     expect(S3_PART_BYTES).toBe(5 * MiB);
   });
 
+  it('an upload whose row recorded no multipart upload id (written before ids were recorded) is found by listing', async () => {
+    const { store } = await s3Store();
+    const body = [randomBytes(6 * MiB), randomBytes(5 * MiB + 3)];
+    const unrecorded = (offset: number, bytes: Buffer) =>
+      store.appendAt('s4', { offset, uploadId: null }, chunks(bytes), opts());
+    const first = await unrecorded(0, body[0]!);
+    expect(first.uploadId).toEqual(expect.any(String));
+    // The listing finds the same upload, which the caller then records.
+    expect(await unrecorded(body[0]!.length, body[1]!)).toEqual({
+      bytes: body[1]!.length,
+      uploadId: first.uploadId,
+    });
+    const dest = path.join(scratch, `fetched-${fetched++}`);
+    await store.fetchTo('s4', 11 * MiB + 3, dest);
+    expect(sha(await readFile(dest))).toBe(sha(Buffer.concat(body)));
+  });
+
   it('a sealed blob takes no more bytes', async () => {
     const { store } = await s3Store();
-    await store.appendAt('s2', 0, chunks(Buffer.from('abc')), opts());
+    await append(store, 's2', 0, chunks(Buffer.from('abc')), opts());
     await contents(store, 's2', 3);
-    await expect(store.appendAt('s2', 3, chunks(Buffer.from('d')), opts())).rejects.toBeInstanceOf(
+    await expect(append(store, 's2', 3, chunks(Buffer.from('d')), opts())).rejects.toBeInstanceOf(
       BlobSealedError,
     );
   });
@@ -211,7 +251,7 @@ describe('S3 driver specifics', () => {
       forcePathStyle: true,
     });
     const store = new S3BlobStore(client, 'b');
-    const err = await store.appendAt('s3', 0, chunks(Buffer.from('x')), opts()).catch((e: unknown) => e);
+    const err = await append(store, 's3', 0, chunks(Buffer.from('x')), opts()).catch((e: unknown) => e);
     client.destroy();
     expect(err).toBeInstanceOf(BlobStoreUnavailableError);
     const text = `${String(err)} ${JSON.stringify(err)}`;

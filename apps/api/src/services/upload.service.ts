@@ -102,6 +102,7 @@ interface LockedUploadRow extends Usage {
   created_at: Date;
   hash_state: Uint8Array | null;
   used_at: Date | null;
+  multipart_upload_id: string | null;
 }
 
 /**
@@ -182,9 +183,9 @@ export class UploadService {
     room: { bytes: number; refuse(): HarkError },
   ): Promise<UploadView> {
     const hash = await this.hashing.start();
-    let written = 0;
     try {
-      written = await this.blobs.appendAt(id, 0, body, {
+      // No row yet to record a multipart upload in: a crash leaves the blob to the sweeper.
+      const appended = await this.blobs.appendAt(id, { offset: 0, uploadId: null }, body, {
         maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
         onData: (c) => hash.update(c),
         tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
@@ -195,7 +196,8 @@ export class UploadService {
           accountId,
           expectedBytes: input.expectedBytes,
           sha256: input.sha256,
-          receivedBytes: BigInt(written),
+          receivedBytes: BigInt(appended.bytes),
+          multipartUploadId: appended.uploadId,
           hashState: Buffer.from(await hash.save()),
         },
         select: SELECT,
@@ -242,7 +244,8 @@ export class UploadService {
       // Re-read under the lock (another writer may have finished just before we got it), with
       // what the account's other uploads hold: one round trip.
       const [row] = await this.db.$queryRaw<LockedUploadRow[]>`
-        SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, u.used_at, ${usageColumns(accountId, id)}
+        SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, u.used_at,
+               u.multipart_upload_id, ${usageColumns(accountId, id)}
         FROM uploads u WHERE u.id = ${id} AND u.account_id = ${accountId} AND u.erased_at IS NULL`;
       if (!row) throw new HarkError('upload_not_found');
       // A transcript reads these bytes: on every driver, no more are appended once one is created.
@@ -262,23 +265,36 @@ export class UploadService {
       const limit = Math.min(LIMITS.maxChunkBytes, room);
       const hash = await this.hashing.start(row.hash_state);
       try {
-        const written = await this.blobs
-          .appendAt(id, offset, body, {
+        const appended = await this.blobs
+          .appendAt(id, { offset, uploadId: row.multipart_upload_id }, body, {
             maxBytes: Math.min(limit, quota.bytes),
             onData: (c) => hash.update(c),
             tooLarge: () =>
               quota.bytes < limit
                 ? quota.refuse()
                 : new HarkError(room < LIMITS.maxChunkBytes ? 'upload_too_large' : 'chunk_too_large'),
+            // Before the store's first part goes in: a retry after a crash must find the parts.
+            recordUploadId: async (uploadId) => {
+              const n = await this.db.upload.updateMany({
+                where: { id, receivedBytes: current.receivedBytes },
+                data: { multipartUploadId: uploadId },
+              });
+              if (n.count !== 1) throw new Error('upload moved under its lock');
+            },
           })
           .catch((e: unknown) => {
             throw e instanceof BlobSealedError ? sealed() : e;
           });
+        const written = appended.bytes;
         if (written === 0) throw new HarkError('chunk_empty');
         try {
           const n = await this.db.upload.updateMany({
             where: { id, receivedBytes: current.receivedBytes },
-            data: { receivedBytes: BigInt(offset + written), hashState: Buffer.from(await hash.save()) },
+            data: {
+              receivedBytes: BigInt(offset + written),
+              multipartUploadId: appended.uploadId,
+              hashState: Buffer.from(await hash.save()),
+            },
           });
           if (n.count !== 1) throw new Error('upload moved under its lock');
         } catch (e) {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "uploads" ADD COLUMN     "multipart_upload_id" TEXT;
