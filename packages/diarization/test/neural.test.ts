@@ -78,8 +78,9 @@ describe('neural diarization on real meeting speech', () => {
   });
 
   it("embedFrames 'dominant' (not the default) gives trn06's overlapped-only voice a speaker of its own", async () => {
-    // MEO082 speaks only over FEE083; embedded from the frames where it is the likelier voice,
-    // its local speakers no longer sit inside FEE083's cluster (bench/der/README.md).
+    // MEO082 speaks only over FEE083. By default its local speakers (under 1 s clean) train no
+    // cluster and take FEE085's name; embedded from the frames where it is the likelier voice, they
+    // form a speaker of their own (bench/der/README.md).
     const { audio, ref } = await load('trn06');
     const variant = new NeuralDiarizer({
       embedFrames: 'dominant',
