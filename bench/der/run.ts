@@ -15,6 +15,7 @@ import {
   createDiarizer,
   type DiarizationResult,
   NeuralDiarizer,
+  type NeuralDiarizerOptions,
   readWav,
 } from '@hark/diarization';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
@@ -29,9 +30,14 @@ interface Pipeline {
   };
 }
 
+// `--neural` skips the classic pipeline; `--neural-options '{"embedFrames":"dominant"}'` passes
+// NeuralDiarizerOptions (to compare variants on the same run).
+const argv = process.argv.slice(2);
+const optionsAt = argv.indexOf('--neural-options');
+const neuralOptions = (optionsAt >= 0 ? JSON.parse(argv[optionsAt + 1]!) : {}) as NeuralDiarizerOptions;
 const pipelines = (): Pipeline[] => [
-  { name: 'classic', diarizer: createDiarizer() },
-  { name: 'neural', diarizer: new NeuralDiarizer() },
+  ...(argv.includes('--neural') ? [] : [{ name: 'classic', diarizer: createDiarizer() }]),
+  { name: 'neural', diarizer: new NeuralDiarizer(neuralOptions) },
 ];
 
 interface EvalFile {

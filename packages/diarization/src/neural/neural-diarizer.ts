@@ -34,10 +34,17 @@ export interface NeuralDiarizerOptions {
   batch?: number;
   /** A local speaker is embedded from at least this much speech, in seconds (clean speech preferred). Default 0.3. */
   minEmbedSpeech?: number;
-  /** Only local speakers with this much clean (non-overlapped) speech train the clustering. Default 1 s. */
+  /** Only local speakers with this much clean (non-overlapped) speech, or the frames `trainOn` names, train the clustering. Default 1 s. */
   minClusterSpeech?: number;
   /** At most this many seconds of a local speaker (the middle, contiguous frames) go into its embedding. Default 3. */
   maxEmbedSpeech?: number;
+  /**
+   * Frames a local speaker is embedded from: 'clean' (it speaks alone; the default) or 'dominant'
+   * (alone, or in a two-speaker frame where the segmentation finds it likelier alone than the other).
+   */
+  embedFrames?: 'clean' | 'dominant';
+  /** Which seconds `minClusterSpeech` counts: 'clean' (default) or 'preferred' (the frames `embedFrames` picks). */
+  trainOn?: 'clean' | 'preferred';
   clustering?: EmbeddingClusteringOptions;
 }
 
@@ -49,7 +56,8 @@ interface LocalSpeaker {
   window: number;
   local: number;
   embedding: Float32Array;
-  clean: number;
+  /** Seconds that count for `minClusterSpeech` (clean, or preferred with trainOn 'preferred'). */
+  training: number;
 }
 
 /**
@@ -74,6 +82,8 @@ export class NeuralDiarizer {
       minEmbedSpeech: options.minEmbedSpeech ?? 0.3,
       minClusterSpeech: options.minClusterSpeech ?? 1,
       maxEmbedSpeech: options.maxEmbedSpeech ?? 3,
+      embedFrames: options.embedFrames ?? 'clean',
+      trainOn: options.trainOn ?? 'clean',
     };
     this.clustering = options.clustering ?? {};
     this.session = new NeuralSession(
@@ -104,12 +114,15 @@ export class NeuralDiarizer {
       for (let i = 0; i < batchStarts.length; i++) {
         const w = b + i;
         const valid = Math.min(SEG_FRAMES, frameCount(samples.length - batchStarts[i]!));
-        activity.push(decode(logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7), valid));
-        locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, signal)));
+        const lp = logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7);
+        activity.push(decode(lp, valid));
+        const prefer =
+          this.opts.embedFrames === 'dominant' ? dominant(lp, activity[w]!) : alone(activity[w]!);
+        locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, prefer, signal)));
       }
     }
     signal?.throwIfAborted();
-    const train = locals.filter((l) => l.clean >= this.opts.minClusterSpeech);
+    const train = locals.filter((l) => l.training >= this.opts.minClusterSpeech);
     const centroids = speakerCentroids(
       (train.length >= 2 ? train : locals).map((l) => l.embedding),
       bounds,
@@ -138,12 +151,13 @@ export class NeuralDiarizer {
     await this.session.close();
   }
 
-  /** CAM++ embeddings of the window's local speakers, from their clean frames where there are enough. */
+  /** CAM++ embeddings of the window's local speakers, from their preferred frames (`prefer`: clean, or dominant) where there are enough. */
   private async embedWindow(
     samples: Float32Array,
     start: number,
     window: number,
     act: Uint8Array,
+    prefer: Uint8Array,
     signal?: AbortSignal,
   ): Promise<LocalSpeaker[]> {
     const end = Math.min(samples.length, start + WINDOW);
@@ -152,6 +166,7 @@ export class NeuralDiarizer {
     const out: LocalSpeaker[] = [];
     for (let s = 0; s < LOCAL; s++) {
       const clean: number[] = [];
+      const preferred: number[] = [];
       const any: number[] = [];
       for (let f = 0; f < frames; f++) {
         const centre = f * FRAME_SHIFT + 200;
@@ -160,15 +175,17 @@ export class NeuralDiarizer {
         any.push(f);
         if (act[sf * LOCAL + ((s + 1) % LOCAL)] === 0 && act[sf * LOCAL + ((s + 2) % LOCAL)] === 0)
           clean.push(f);
+        if (prefer[sf * LOCAL + s]) preferred.push(f);
       }
       const minFrames = this.opts.minEmbedSpeech * 100;
-      const use = clean.length >= minFrames ? clean : any;
+      const use = preferred.length >= minFrames ? preferred : any;
       if (use.length < minFrames) continue;
       const picked = centre(use, Math.round(this.opts.maxEmbedSpeech * 100));
       const feats = new Float32Array(picked.length * FBANK_DIMS);
       picked.forEach((f, i) => feats.set(fb.subarray(f * FBANK_DIMS, (f + 1) * FBANK_DIMS), i * FBANK_DIMS));
       const embedding = normalise(await this.session.embed(subtractMean(feats), signal));
-      out.push({ window, local: s, embedding, clean: clean.length / 100 });
+      const trained = this.opts.trainOn === 'clean' ? clean.length : preferred.length;
+      out.push({ window, local: s, embedding, training: trained / 100 });
     }
     return out;
   }
@@ -197,6 +214,32 @@ export function decode(logProbs: Float32Array, validFrames: number): Uint8Array 
     for (const s of POWERSET[best]!) act[f * LOCAL + s] = 1;
   }
   return act;
+}
+
+/** Frames where a local speaker speaks alone (hard decoding). */
+function alone(act: Uint8Array): Uint8Array {
+  const out = new Uint8Array(act.length);
+  for (let f = 0; f < SEG_FRAMES; f++) {
+    const n = act[f * LOCAL]! + act[f * LOCAL + 1]! + act[f * LOCAL + 2]!;
+    if (n === 1) for (let s = 0; s < LOCAL; s++) out[f * LOCAL + s] = act[f * LOCAL + s]!;
+  }
+  return out;
+}
+
+/**
+ * Frames where a local speaker is the dominant voice: it speaks alone, or it is one of two and
+ * the segmentation finds it likelier alone than the other one ({k} >= {j} among the classes).
+ */
+export function dominant(logProbs: Float32Array, act: Uint8Array): Uint8Array {
+  const out = alone(act);
+  for (let f = 0; f < SEG_FRAMES; f++) {
+    const on = [0, 1, 2].filter((s) => act[f * LOCAL + s]);
+    if (on.length !== 2) continue;
+    const [a, b] = on as [number, number];
+    const [pa, pb] = [logProbs[f * 7 + 1 + a]!, logProbs[f * 7 + 1 + b]!];
+    out[f * LOCAL + (pa >= pb ? a : b)] = 1;
+  }
+  return out;
 }
 
 /** The middle `max` items: frames stay contiguous (CAM++ convolves over time), away from the window edges. */

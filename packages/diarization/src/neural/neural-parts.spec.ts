@@ -1,5 +1,5 @@
 import { assignWindow, normalise, speakerCentroids } from './embedding-clustering';
-import { decode, reconstruct, windowStarts } from './neural-diarizer';
+import { decode, dominant, reconstruct, windowStarts } from './neural-diarizer';
 
 const FRAMES = 589;
 
@@ -42,6 +42,33 @@ describe('neural pipeline parts', () => {
         ).subarray(30),
       ),
     ).toEqual(new Array(FRAMES * 3 - 30).fill(0));
+  });
+
+  it('dominant frames: a speaker alone, or in a two-speaker frame the likelier of the two alone', () => {
+    // Frames 0-9: A alone; 10-19: A+B with {B} likelier than {A}; 20-29: A+B with {A} likelier;
+    // 30-39: B+C with {B} and {C} equally likely (ties go to the first); 40-49: silence.
+    const lp = logProbs((f) => (f < 10 ? 1 : f < 30 ? 4 : f < 40 ? 6 : 0));
+    for (let f = 10; f < 30; f++) {
+      lp[f * 7 + 1] = f < 20 ? -5 : -3; // {A}
+      lp[f * 7 + 2] = f < 20 ? -3 : -5; // {B}
+    }
+    for (let f = 30; f < 40; f++) lp[f * 7 + 2] = lp[f * 7 + 3] = -4;
+    const act = decode(lp, 50);
+    const dom = dominant(lp, act);
+    const at = (f: number) => Array.from(dom.subarray(f * 3, f * 3 + 3));
+    expect([0, 15, 25, 35, 45].map(at)).toEqual([
+      [1, 0, 0],
+      [0, 1, 0],
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 0],
+    ]);
+    // Every active frame has exactly one dominant speaker, and only an active one.
+    for (let f = 0; f < 50; f++) {
+      const n = at(f).reduce((a, b) => a + b, 0);
+      expect(n).toBe(f < 40 ? 1 : 0);
+      at(f).forEach((d, s) => expect(d <= act[f * 3 + s]!).toBe(true));
+    }
   });
 
   it('rebuilds a timeline where overlapped frames carry two speakers', () => {
