@@ -1,9 +1,7 @@
 import { faultScenario, fmt } from '@hark/testing/faults';
 
 faultScenario('1 idempotency: 50 concurrent creates, one key', async (ctx) => {
-  const env = await ctx.baseEnv();
-  const { port } = await ctx.fleet.api(env);
-  await ctx.fleet.worker(env);
+  const { port } = await ctx.apiAndWorker();
   const acct = await ctx.account();
   const rs = await Promise.all(
     Array.from({ length: 50 }, () => ctx.create(port, acct, {}, { 'Idempotency-Key': 'faults-one-key' })),

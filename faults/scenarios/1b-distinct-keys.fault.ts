@@ -2,9 +2,7 @@ import { faultScenario, fmt, tally } from '@hark/testing/faults';
 
 faultScenario('1b 40 concurrent creates, one account, 40 distinct keys', async (ctx) => {
   // Each request is independent (its own key), so each must succeed: 40 transcripts.
-  const env = await ctx.baseEnv();
-  const { port } = await ctx.fleet.api(env);
-  await ctx.fleet.worker(env);
+  const { port } = await ctx.apiAndWorker();
   const acct = await ctx.account();
   const rs = await Promise.all(
     Array.from({ length: 40 }, (_, i) => ctx.create(port, acct, {}, { 'Idempotency-Key': `k-${i}` })),

@@ -3,9 +3,7 @@ import { faultScenario, freePort } from '@hark/testing/faults';
 faultScenario('4c audio URL unreachable (retryable failure) -> failed, worker alive', async (ctx) => {
   // Not in the brief's list; added because 4a/4b showed workers exiting right after
   // "attempt failed; BullMQ will retry" on a dead audio URL. Three attempts, 5 s + 10 s backoff.
-  const env = await ctx.baseEnv();
-  const { port } = await ctx.fleet.api(env);
-  const w = await ctx.fleet.worker(env);
+  const { port, worker: w } = await ctx.apiAndWorker();
   const acct = await ctx.account();
   const problems: string[] = [];
   const r = await ctx.create(port, acct, { url: `http://127.0.0.1:${await freePort()}/gone.wav` });

@@ -5,9 +5,7 @@ faultScenario('6 funds for exactly 10 jobs, rounds of 40 concurrent creates', as
   // The provisional hold is 60 s (0.6 cents) or all that is available, so only ~2 creates get in
   // at once; the rest are refused 402 until holds shrink to the real cost. Rounds repeat until
   // a round admits nothing: by then exactly 10 must be done and the balance exactly 0.
-  const env = await ctx.baseEnv();
-  const { port } = await ctx.fleet.api(env);
-  await ctx.fleet.worker(env);
+  const { port } = await ctx.apiAndWorker();
   const acct = await ctx.account('1.1');
   const problems: string[] = [];
   let minAvail = Infinity;

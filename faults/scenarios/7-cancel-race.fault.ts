@@ -25,9 +25,7 @@ faultScenario(`7 cancel racing completion x${CANCEL_RACES}`, async (ctx) => {
     whisperModel: faultsConfig.whisperModel,
     delayMs: faultsConfig.fakeEngineMs,
   });
-  const env = await ctx.baseEnv({ HARK_WORKER_CONCURRENCY: '2', WHISPER_BIN: bin });
-  const { port } = await ctx.fleet.api(env);
-  const w = await ctx.fleet.worker(env);
+  const { port, worker: w } = await ctx.apiAndWorker({ HARK_WORKER_CONCURRENCY: '2', WHISPER_BIN: bin });
   const acct = await ctx.account();
   const problems: string[] = [];
   // Engine time for one job, measured first, so cancels land around completion.

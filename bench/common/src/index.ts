@@ -18,25 +18,8 @@ export async function peakRssMb(pid: number): Promise<number> {
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** `src` as a 16 kHz mono 16-bit WAV at `out` (what the worker hands whisper-cli); `extra` goes before the output options. */
-export async function toWav16k(src: string, out: string, extra: string[] = []): Promise<void> {
-  await run('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-i',
-    src,
-    ...extra,
-    '-ac',
-    '1',
-    '-ar',
-    '16000',
-    '-c:a',
-    'pcm_s16le',
-    out,
-  ]);
-}
+/** ffmpeg to a 16 kHz mono WAV, as the worker decodes (shared with the fault suite's stand-in engine). */
+export { toWav16k } from '@hark/testing/faults';
 
 export interface Stack {
   db: Db;

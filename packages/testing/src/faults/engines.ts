@@ -21,6 +21,26 @@ function run(cmd: string, args: string[]): Promise<void> {
   });
 }
 
+/** `src` as a 16 kHz mono 16-bit WAV at `out`, what the worker hands whisper-cli; `extra` goes before the output options. */
+export async function toWav16k(src: string, out: string, extra: string[] = []): Promise<void> {
+  await run('ffmpeg', [
+    '-nostdin',
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    src,
+    ...extra,
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    out,
+  ]);
+}
+
 /** An engine that kills the process that started it (the worker) at once. */
 export function workerKillingEngine(): Promise<string> {
   return script('kill -9 $PPID\nsleep 5\n');
@@ -38,20 +58,7 @@ export async function fakeEngine(opts: {
 }): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hark-faults-engine-'));
   const wav = path.join(dir, 'jfk16k.wav');
-  await run('ffmpeg', [
-    '-y',
-    '-v',
-    'error',
-    '-i',
-    opts.audio,
-    '-ac',
-    '1',
-    '-ar',
-    '16000',
-    '-c:a',
-    'pcm_s16le',
-    wav,
-  ]);
+  await toWav16k(opts.audio, wav);
   await run(opts.whisperBin, [
     '-m',
     opts.whisperModel,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Db, createDb } from '@hark/db';
 import { type TestAccount, createTestAccount } from '../factories';
+import type { AppProcess } from '../processes';
 import { invariants, settle, statusCounts } from './checks';
 import { faultsConfig } from './config';
 import { type Env, Fleet, anyLog, writeProcessLogs } from './fleet';
@@ -47,6 +48,8 @@ export interface FaultContext {
     extra?: Record<string, unknown>,
     headers?: Record<string, string>,
   ): Promise<Res>;
+  /** An API and a worker on `baseEnv(extra)`, both ready. */
+  apiAndWorker(extra?: Env): Promise<{ env: Env; port: number; worker: AppProcess }>;
   /** Whether nothing is processing within `timeout` (default FAULTS_SETTLE_MS). */
   settle(accountIds: string[], timeout?: number): Promise<boolean>;
   invariants(accountIds: string[], opts?: { receiverUp?: boolean }): Promise<string[]>;
@@ -104,13 +107,23 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
     account: (credits = 100_000) => createTestAccount(db, secret, { toppedUp: true, credits }),
     create: (port, acct, extra = {}, headers = {}) =>
       req(port, 'POST', '/v1/transcripts', acct, { url: files.url, ...extra }, headers),
+    async apiAndWorker(extra = {}) {
+      const env = await ctx.baseEnv(extra);
+      const { port } = await fleet.api(env);
+      return { env, port, worker: await fleet.worker(env) };
+    },
     settle: (accountIds, timeout = faultsConfig.settleMs) => settle(db, accountIds, timeout),
     invariants: (accountIds, opts) => invariants(db, accountIds, opts),
     statusCounts: (accountIds) => statusCounts(db, accountIds),
     async jobsRunning(n, extra = {}, withDispatcher = false) {
-      const env = await ctx.baseEnv({ HARK_RETENTION_SWEEP_MS: '1000', HARK_RECONCILE_GRACE_MS: '500' });
-      const { port } = await fleet.api(env);
-      const w = await fleet.worker(env);
+      const {
+        env,
+        port,
+        worker: w,
+      } = await ctx.apiAndWorker({
+        HARK_RETENTION_SWEEP_MS: '1000',
+        HARK_RECONCILE_GRACE_MS: '500',
+      });
       if (withDispatcher) await fleet.dispatcher(env);
       const acct = await ctx.account();
       const problems: string[] = [];
