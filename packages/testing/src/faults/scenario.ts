@@ -2,7 +2,7 @@
 // context (own Redis, audio server, apps), the scenario's checks collected as problems, then every
 // process it started killed. The test fails with the list of problems; the row it leaves in
 // FAULTS_REPORT makes the table that global-teardown.ts prints after the run.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -179,7 +179,9 @@ export function faultScenario(name: string, run: (ctx: FaultContext) => Promise<
         problems: out.problems,
       };
       if (process.env.FAULTS_REPORT) appendFileSync(process.env.FAULTS_REPORT, JSON.stringify(row) + '\n');
-      process.stdout.write(
+      // Straight to fd 1: jest's reporter buffers process.stdout and dropped the last file's line.
+      writeSync(
+        1,
         `${row.ok ? 'PASS' : 'FAIL'} ${name} (${row.secs.toFixed(1)} s) ${row.figures}\n` +
           out.problems
             .slice(0, 10)
