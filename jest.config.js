@@ -1,5 +1,8 @@
 // Two projects: `unit` (*.spec.ts next to the code, fakes through constructors) and
 // `integration` (test/**/*.test.ts against real Postgres, Redis, ffmpeg and whisper.cpp).
+// A third, `faults` (faults/scenarios/*.fault.ts: the fault-injection suite, real app processes on
+// its own Postgres cluster and Redis), is listed only when HARK_FAULTS_SUITE=1, which
+// faults/run.sh sets after preparing them; plain `jest` never picks it up.
 const swc = [
   '@swc/jest',
   {
@@ -55,5 +58,16 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/packages/testing/src/jest-contract.ts'],
       testTimeout: 60000,
     },
+    ...(process.env.HARK_FAULTS_SUITE === '1'
+      ? [
+          {
+            ...common,
+            displayName: 'faults',
+            testMatch: ['<rootDir>/faults/scenarios/*.fault.ts'],
+            globalSetup: '<rootDir>/packages/testing/src/faults/global-setup.ts',
+            globalTeardown: '<rootDir>/packages/testing/src/faults/global-teardown.ts',
+          },
+        ]
+      : []),
   ],
 };

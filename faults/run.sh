@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# pnpm test:faults — fault-injection suite against real processes (see faults/README.md).
+# pnpm test:faults — fault-injection suite against real processes (see faults/README.md): the
+# jest project `faults`, one scenario per file (faults/scenarios/*.fault.ts), run in band.
 # Runs on its own Postgres cluster (data under .hark/pg-faults, port $FAULTS_PG_PORT, default
-# 55442), which scenario 5 stops and starts, and its own redis-server on a free port (flushed and
-# restarted by the scenarios). Nobody else uses either.
+# 55442), which scenario 5 stops and starts, and each scenario on its own redis-server on a free
+# port (flushed and restarted by the scenarios). Nobody else uses either.
+# FAULTS_ONLY=2,7 runs some scenarios (by number; 1 also selects 1b); extra arguments go to jest.
+# FAULTS_SUMMARY_FILE=path: "faults <passed>/<total>" is written there (scripts/test.sh prints it).
 export HARK_PG_PORT="${FAULTS_PG_PORT:-55442}"
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 export HARK_PG_DATA="$HARK_HOME/pg-faults"
@@ -27,6 +30,22 @@ export HARK_SECRET="${HARK_SECRET:-faults-secret-$(head -c 12 /dev/urandom | od 
 export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
 export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
 export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
-# Bundled one level below dist/ so that startApp's repository root (three levels up) is right.
-(cd "$ROOT" && node scripts/bundle.mjs faults/run.ts faults/dist/bin/run.js)
-node "$ROOT/faults/dist/bin/run.js" "$@"
+
+pattern='faults/scenarios/'
+if [ -n "${FAULTS_ONLY:-}" ]; then pattern="faults/scenarios/(${FAULTS_ONLY//,/|})[a-z]?-"; fi
+results="$(mktemp "${TMPDIR:-/tmp}/hark-faults-jest.XXXXXX")"
+cd "$ROOT"
+set +e
+HARK_FAULTS_SUITE=1 pnpm exec jest --selectProjects faults --runInBand --ci --forceExit \
+  --json --outputFile="$results" --testPathPatterns "$pattern" "$@"
+rc=$?
+set -e
+# Scenarios passed / run; a file that failed to load counts as one failed scenario.
+summary="$(node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8") || "{}");
+  console.log(`faults ${r.numPassedTests ?? 0}/${(r.numTotalTests ?? 0) + (r.numRuntimeErrorTestSuites ?? 0)}`);
+' "$results" 2>/dev/null || echo "faults 0/0 (no jest result)")"
+rm -f "$results"
+echo "$summary"
+[ -z "${FAULTS_SUMMARY_FILE:-}" ] || echo "$summary" > "$FAULTS_SUMMARY_FILE"
+exit "$rc"

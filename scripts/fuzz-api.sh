@@ -27,23 +27,7 @@ if [ "${HARK_FUZZ:-1}" = 0 ]; then log "fuzz-api: skipped (HARK_FUZZ=0)"; exit 0
 [ -f "$ROOT/apps/api/dist/main.js" ] || die "fuzz-api: build first (apps/api/dist/main.js missing)"
 [ -f "$SCHEMA" ] || die "fuzz-api: $SCHEMA missing (pnpm openapi)"
 
-ensure_schemathesis() {
-  if [ -x "$ST" ] && [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" = "$SCHEMATHESIS_VERSION" ]; then
-    return 0
-  fi
-  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
-    [ "$(id -u)" -eq 0 ] || die "fuzz-api: python3 venv support missing (apt-get install python3-venv)"
-    log "installing python3-venv"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-  fi
-  log "installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-}
-
-ensure_schemathesis
+ensure_venv "$VENV" schemathesis "$SCHEMATHESIS_VERSION"
 # Its own database: transcripts the fuzzer leaves processing must not meet the test suite's
 # reconciler and sweepers (with HARK_EXTERNAL_DATABASE_URL that database is used as it is).
 start_postgres hark_fuzz

@@ -177,6 +177,26 @@ stop_s3proxy() {
   rm -rf "$HARK_HOME/s3proxy/data"
 }
 
+# A Python venv at $1 with the PyPI package $2 pinned at version $3, for tools the tests drive
+# (schemathesis, openai). Made afresh (python3-venv installed first, as root) when the installed
+# version differs; otherwise nothing is done. pip's output goes to stderr.
+ensure_venv() {
+  local venv="$1" pkg="$2" version="$3"
+  if [ "$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('$pkg'))" 2>/dev/null || true)" = "$version" ]; then
+    return 0
+  fi
+  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] || die "$pkg: python3 venv support missing (apt-get install python3-venv)"
+    log "installing python3-venv"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  fi
+  log "installing $pkg $version (Python) into $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "$pkg==$version" >&2
+}
+
 # A stable operator secret for this checkout, created once.
 ensure_secret() {
   if [ -z "${HARK_SECRET:-}" ]; then

@@ -8,19 +8,18 @@
 #   OUT_DIR  default <repo>/.hark/models
 # Prints the quantised file's path on stdout (logs go to stderr). Idempotent: an existing output
 # whose stamp names the same source (path, size, mtime) and type is reused.
-set -euo pipefail
+# Only scripts in the repository call it, so it uses scripts/lib.sh (build-whisper.sh cannot: the
+# worker images copy it alone).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-fail() { echo "quantize-model: $*" >&2; exit 1; }
-
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SRC="${1:-}"
 TYPE="${2:-q8_0}"
-OUT_DIR="${3:-$REPO/.hark/models}"
-QUANTIZE="${WHISPER_QUANTIZE_BIN:-$REPO/.hark/whisper/bin/whisper-quantize}"
+OUT_DIR="${3:-$ROOT/.hark/models}"
+QUANTIZE="${WHISPER_QUANTIZE_BIN:-$ROOT/.hark/whisper/bin/whisper-quantize}"
 
-[[ -n "$SRC" && -f "$SRC" ]] || fail "source model not found: '${SRC}'"
-[[ "$TYPE" =~ ^q[0-9]_[0-9K]$|^q[0-9]_K$ ]] || fail "unsupported type '$TYPE'"
-[[ -x "$QUANTIZE" ]] || fail "whisper-quantize not found at $QUANTIZE (run scripts/build-whisper.sh)"
+[[ -n "$SRC" && -f "$SRC" ]] || die "quantize-model: source model not found: '${SRC}'"
+[[ "$TYPE" =~ ^q[0-9]_[0-9K]$|^q[0-9]_K$ ]] || die "quantize-model: unsupported type '$TYPE'"
+[[ -x "$QUANTIZE" ]] || die "quantize-model: whisper-quantize not found at $QUANTIZE (run scripts/build-whisper.sh)"
 
 name="$(basename "$SRC" .bin)"
 OUT="$OUT_DIR/$name-$TYPE.bin"
@@ -41,7 +40,7 @@ if [[ -f "$OUT" && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_TEXT" ]]; then
 fi
 
 echo "quantize-model: $SRC -> $OUT ($TYPE)" >&2
-"$QUANTIZE" "$SRC" "$OUT.tmp" "$TYPE" >&2 || { rm -f "$OUT.tmp"; fail "whisper-quantize failed"; }
+"$QUANTIZE" "$SRC" "$OUT.tmp" "$TYPE" >&2 || { rm -f "$OUT.tmp"; die "quantize-model: whisper-quantize failed"; }
 mv -f "$OUT.tmp" "$OUT"
 printf '%s' "$STAMP_TEXT" > "$STAMP"
 echo "$OUT"

@@ -23,22 +23,29 @@ fi
 cd "$ROOT"
 log "typecheck, lint and formatting"
 pnpm -s turbo run typecheck --output-logs=errors-only
-pnpm -s exec eslint .
+pnpm -s turbo run lint --output-logs=errors-only
 pnpm -s exec prettier --check . --log-level warn
 
 bash "$ROOT/scripts/fuzz-api.sh"
 
 # The fault-injection suite (faults/README.md): real processes, its own Postgres cluster and
-# Redis. HARK_FAULTS=0 skips it. Its result is reported before jest so jest's summary stays last.
+# Redis. HARK_FAULTS=0 skips it. Its result ("faults <passed>/<run>") is reported again just
+# before jest, so jest's summary stays last.
 faults_rc=0
+faults_summary="faults skipped (HARK_FAULTS=0)"
 if [ "${HARK_FAULTS:-1}" != 0 ]; then
   log "fault-injection suite"
-  bash "$ROOT/faults/run.sh" || faults_rc=$?
+  faults_summary_file="$(mktemp "${TMPDIR:-/tmp}/hark-faults-summary.XXXXXX")"
+  FAULTS_SUMMARY_FILE="$faults_summary_file" bash "$ROOT/faults/run.sh" || faults_rc=$?
+  faults_summary="$(cat "$faults_summary_file" 2>/dev/null || true)"
+  rm -f "$faults_summary_file"
+  [ -n "$faults_summary" ] || faults_summary="faults: no result (exit $faults_rc)"
 fi
 
 log "running tests"
 start_s3proxy
 trap stop_s3proxy EXIT
+log "$faults_summary"
 [ "$faults_rc" -eq 0 ] || log "the fault-injection suite FAILED (exit $faults_rc); see its table above"
 set +e
 pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"

@@ -2,29 +2,18 @@
 // the worker's default engine configuration, next to the bare engine on the same audio (the same
 // WhisperEngine, model and decoding, on the decoded WAV) and faster-whisper timed as a whole
 // process that loads its model; interleaved run by run. Figures are printed, never asserted.
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { createDb } from '@hark/db';
+import { exit, median, peakRssMb, run, toWav16k, withStack } from '@hark/bench-common';
 import { WhisperEngine, prepareModel } from '@hark/media';
-import { createTestAccount, startApp } from '@hark/testing';
 
-const run = promisify(execFile);
 const env = process.env;
 const RUNS = Number(env.BENCH_E2E_RUNS ?? 3);
 const THREADS = env.BENCH_THREADS ?? '2';
 const WORK = env.BENCH_WORK!;
 const MODEL_CACHE = path.join(WORK, 'model-cache');
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: number) => (ms / 1000).toFixed(2);
-
-async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
@@ -37,39 +26,9 @@ async function main(): Promise<void> {
     { name: '60 s clip', src: path.join(env.BENCH_AUDIO_DIR!, 'speech-60s.wav') },
     { name: '10 s file', src: path.join(WORK, 'speech-10s.wav') },
   ];
-  await run('ffmpeg', [
-    '-nostdin',
-    '-v',
-    'error',
-    '-y',
-    '-i',
-    clips[0]!.src,
-    '-t',
-    '10',
-    '-ac',
-    '1',
-    '-ar',
-    '16000',
-    clips[1]!.src,
-  ]);
+  await toWav16k(clips[0]!.src, clips[1]!.src, ['-t', '10']);
   const wavs = clips.map((c) => path.join(WORK, `e2e-${path.basename(c.src)}`));
-  for (const [i, c] of clips.entries()) {
-    await run('ffmpeg', [
-      '-nostdin',
-      '-v',
-      'error',
-      '-y',
-      '-i',
-      c.src,
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      '-c:a',
-      'pcm_s16le',
-      wavs[i]!,
-    ]);
-  }
+  for (const [i, c] of clips.entries()) await toWav16k(c.src, wavs[i]!);
   // The bare engine is what the worker builds from its defaults (WHISPER_QUANTIZE q8_0, DEFAULT_DECODING).
   const model = await prepareModel({
     modelPath: env.BENCH_BASE_MODEL!,
@@ -84,8 +43,6 @@ async function main(): Promise<void> {
     modelName: 'whisper-base',
   });
 
-  const db = createDb({ databaseUrl: env.DATABASE_URL!, poolSize: 2 });
-  const acct = await createTestAccount(db, env.HARK_SECRET!, { toppedUp: true, credits: 100000 });
   const appEnv = {
     PORT: '0',
     HARK_STORAGE_DIR: path.join(WORK, 'storage'),
@@ -97,37 +54,9 @@ async function main(): Promise<void> {
     WHISPER_THREADS: THREADS,
     HARK_RETENTION_SWEEP_MS: '0',
   };
-  const api = startApp('api', appEnv);
-  const worker = startApp('worker', appEnv);
-  try {
-    const port = (await api.waitForLog('api listening')).port as number;
-    await worker.waitForLog('worker ready', 60_000);
-    const base = `http://127.0.0.1:${port}/v1`;
+  await withStack({ env: appEnv, workerReadyMs: 60_000 }, async ({ worker, upload, createToDone }) => {
     const uploads: string[] = [];
-    for (const c of clips) {
-      const bytes = await readFile(c.src);
-      const sha = createHash('sha256').update(bytes).digest('hex');
-      const up = await fetch(`${base}/uploads?sha256=${sha}`, {
-        method: 'POST',
-        headers: acct.auth,
-        body: bytes,
-      });
-      uploads.push(((await up.json()) as { data: { id: string } }).data.id);
-    }
-    const createToDone = async (uploadId: string) => {
-      const res = await fetch(`${base}/transcripts`, {
-        method: 'POST',
-        headers: { ...acct.auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ uploadId }),
-      });
-      const id = ((await res.json()) as { data: { id: string } }).data.id;
-      let status = 'processing';
-      while (status === 'processing') {
-        const r = await fetch(`${base}/transcripts/${id}?wait=60`, { headers: acct.auth });
-        status = ((await r.json()) as { data: { status: string } }).data.status;
-      }
-      if (status !== 'done') throw new Error(`transcript ended ${status}`);
-    };
+    for (const c of clips) uploads.push(await upload(await readFile(c.src)));
     const fw = (src: string) =>
       run(env.BENCH_FW_PYTHON!, [
         path.join(__dirname, '..', 'fw_run.py'),
@@ -166,15 +95,7 @@ async function main(): Promise<void> {
     console.log(
       `  worker (node) peak RSS: ${(await peakRssMb(worker.child.pid!)).toFixed(0)} MB; whisper-cli's is in the engine table above`,
     );
-  } finally {
-    api.kill('SIGTERM');
-    worker.kill('SIGTERM');
-    await Promise.all([api.exited, worker.exited]);
-    await db.$disconnect();
-  }
+  });
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+main().catch(exit);
