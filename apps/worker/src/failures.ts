@@ -1,15 +1,9 @@
+import type { TranscriptFailureCode } from '@hark/core';
 import { DownloadError } from '@hark/http';
 import { MediaError } from '@hark/media';
 
 /** The spec's transcript failure codes (api-spec "Transcript failure codes"). */
-export type FailureCode =
-  | 'audio_too_long'
-  | 'insufficient_balance'
-  | 'audio_unreachable'
-  | 'audio_invalid'
-  | 'audio_too_large'
-  | 'audio_mismatch'
-  | 'engine_failed';
+export type FailureCode = TranscriptFailureCode;
 
 /**
  * Why a transcription could not finish, in the caller's terms. `message` is stored on the

@@ -114,3 +114,16 @@ export function errorBody(err: HarkError, requestId: string): ErrorBody {
     },
   };
 }
+
+/** api-spec "Transcript failure codes": `error.code` of a failed transcript (not HTTP errors). */
+export const TRANSCRIPT_FAILURE_CODES = [
+  'audio_too_long',
+  'insufficient_balance',
+  'audio_unreachable',
+  'audio_invalid',
+  'audio_too_large',
+  'audio_mismatch',
+  'engine_failed',
+] as const;
+
+export type TranscriptFailureCode = (typeof TRANSCRIPT_FAILURE_CODES)[number];

@@ -1,4 +1,4 @@
-import { CODE_STATUS, type ErrorCode } from '@hark/core';
+import { CODE_STATUS, type ErrorCode, TRANSCRIPT_FAILURE_CODES } from '@hark/core';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { UploadSchema } from './upload.schemas';
 
@@ -29,17 +29,6 @@ export function componentRef<T extends TSchema>(name: string, _target: T) {
 }
 
 export const TRANSCRIPT_STATUSES = ['processing', 'done', 'failed', 'canceled'] as const;
-
-/** api-spec "Transcript failure codes" (`error.code` of a failed transcript). */
-export const TRANSCRIPT_FAILURE_CODES = [
-  'audio_too_long',
-  'insufficient_balance',
-  'audio_unreachable',
-  'audio_invalid',
-  'audio_too_large',
-  'audio_mismatch',
-  'engine_failed',
-] as const;
 
 const seconds = (description: string) => Type.Number({ minimum: 0, description });
 
