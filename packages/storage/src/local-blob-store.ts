@@ -130,10 +130,17 @@ export class LocalBlobStore implements BlobStore {
     const file = this.file(key);
     await mkdir(this.dir, { recursive: true });
     const fh = await open(file, 'a+');
+    // Fewer bytes than recorded means recorded ones are lost, which no append may paper over
+    // (truncating up to `offset` would fill the gap with zeros).
+    const size = (await fh.stat()).size;
+    if (size < offset) {
+      await fh.close();
+      throw new BlobMissingError(key, 'short');
+    }
     const out = new PipelinedAppend(fh, offset);
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
-      if ((await fh.stat()).size !== offset) await fh.truncate(offset);
+      if (size > offset) await fh.truncate(offset);
       await readBounded(body, opts, (chunk) => out.push(chunk));
       return { bytes: await out.finish(), uploadId: null };
     } catch (e) {

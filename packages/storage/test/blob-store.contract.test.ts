@@ -130,6 +130,15 @@ describe.each([
     expect(sha(await contents(store, 'k3', head.length))).toBe(sha(head));
   });
 
+  it('refuses an append past the stored bytes (a recorded length the store lost) instead of filling the gap', async () => {
+    const head = randomBytes(MiB);
+    await append(store, 'k9', 0, chunks(head), opts());
+    await expect(append(store, 'k9', 2 * MiB, chunks(randomBytes(10)), opts())).rejects.toBeInstanceOf(
+      BlobMissingError,
+    );
+    expect(sha(await contents(store, 'k9', head.length))).toBe(sha(head));
+  });
+
   it('a body that fails midway leaves the blob as it was, and the upload carries on', async () => {
     const head = randomBytes(MiB);
     await append(store, 'k4', 0, chunks(head), opts());
