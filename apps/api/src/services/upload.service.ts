@@ -298,8 +298,11 @@ export class UploadService {
           });
           if (n.count !== 1) throw new Error('upload moved under its lock');
         } catch (e) {
-          // Best effort: whatever stays past `offset` is dropped by the next append.
-          await this.blobs.truncate(id, offset).catch(() => undefined);
+          // The error may come after Postgres committed (a connection lost on COMMIT): drop the
+          // bytes only when the row certainly still records `offset`. Whatever stays past the
+          // recorded length is superseded by the next append anyway.
+          if (await this.stillAt(id, current.receivedBytes))
+            await this.blobs.truncate(id, offset).catch(() => undefined);
           throw e;
         }
         return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
@@ -309,5 +312,13 @@ export class UploadService {
     } finally {
       await held.release();
     }
+  }
+
+  /** Whether the upload's row reads `receivedBytes` now; false when that cannot be known. */
+  private async stillAt(id: string, receivedBytes: bigint): Promise<boolean> {
+    const row = await this.db.upload
+      .findUnique({ where: { id }, select: { receivedBytes: true } })
+      .catch(() => undefined);
+    return row !== undefined && row !== null && row.receivedBytes === receivedBytes;
   }
 }
