@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -74,9 +74,12 @@ describe('an append whose recording fails after Postgres committed it', () => {
         .send(c)
         .expect(200);
       expect(next.body.data.receivedBytes).toBe(a.length + b.length + c.length);
-      const dest = path.join(await mkdtemp(path.join(tmpdir(), 'hark-ambiguous-')), 'blob');
+      const scratch = await mkdtemp(path.join(tmpdir(), 'hark-ambiguous-'));
+      const dest = path.join(scratch, 'blob');
       await deps.blobs.fetchTo(id, a.length + b.length + c.length, dest);
-      expect((await readFile(dest)).equals(Buffer.concat([a, b, c]))).toBe(true);
+      const stored = await readFile(dest);
+      await rm(scratch, { recursive: true });
+      expect(stored.equals(Buffer.concat([a, b, c]))).toBe(true);
     } finally {
       await hashing.close();
     }
