@@ -13,6 +13,17 @@ export COREPACK_ENABLE_DOWNLOAD_PROMPT=0 TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPD
 # integrity for every dependency, so skip corepack's own signature check of pnpm itself.
 export COREPACK_INTEGRITY_KEYS=0
 
+# The folder of models and real audio (models/, audio/, eval/): HARK_SHARED_DIR, else the one beside
+# this checkout, else the one beside the repository it was cloned from (a CI clone in /tmp).
+shared_dir() {
+  local origin d
+  origin="$(git -C "$ROOT" config --get remote.origin.url 2>/dev/null || true)"
+  for d in "${HARK_SHARED_DIR:-}" "$ROOT/../shared" "${origin:+$origin/../shared}"; do
+    if [ -n "$d" ] && [ -d "$d/models" ]; then (cd "$d" && pwd); return; fi
+  done
+  echo "$(cd "$ROOT/.." && pwd)/shared"
+}
+
 log() { printf '\033[1;34m[hark]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 

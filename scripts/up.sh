@@ -14,7 +14,7 @@ export PORT="${PORT:-3000}"
 export HARK_BASE_URL="${HARK_BASE_URL:-http://127.0.0.1:$PORT}"
 export HARK_STORAGE_DIR="${HARK_STORAGE_DIR:-$HARK_HOME/storage}"
 export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
-export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(cd "$ROOT/.." && pwd)/shared/models}"
+export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$(shared_dir)/models}"
 if [ -z "${WHISPER_MODEL:-}" ]; then
   WHISPER_MODEL="$(ls "$HARK_MODELS_DIR"/ggml-*.bin 2>/dev/null | head -n 1 || true)"
   if [ -z "$WHISPER_MODEL" ]; then

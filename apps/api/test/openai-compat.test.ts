@@ -8,6 +8,7 @@ import { type Db, createDb } from '@hark/db';
 import {
   type AppProcess,
   REPO_ROOT,
+  SHARED_DIR,
   type TestAccount,
   createTestAccount,
   startApp,
@@ -19,8 +20,8 @@ import OpenAI, { toFile } from 'openai';
 // Redis, ffmpeg and whisper-cli with the real multilingual base model (ggml-base.bin).
 jest.setTimeout(240_000);
 
-const MODELS = process.env.HARK_MODELS_DIR ?? path.resolve(REPO_ROOT, '../shared/models');
-const JFK = path.resolve(REPO_ROOT, '../shared/audio/jfk.wav');
+const MODELS = process.env.HARK_MODELS_DIR ?? path.join(SHARED_DIR, 'models');
+const JFK = path.join(SHARED_DIR, 'audio/jfk.wav');
 /**
  * The known sentence. The multilingual base model puts the commas around "my fellow Americans"
  * or not depending on the prompt and the language hint (whisper-cli alone gives "And so my

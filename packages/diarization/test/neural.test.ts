@@ -8,7 +8,9 @@ import { buildUtterances, labelWords, NeuralDiarizer, readWav, type Audio, type 
 // Each call is a few seconds of CPU (more on a loaded machine); the count test makes five.
 jest.setTimeout(240_000);
 
-const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(__dirname, '../../../../shared/eval/diar');
+const evalDir =
+  process.env['HARK_EVAL_DIR'] ??
+  resolve(process.env['HARK_SHARED_DIR'] ?? resolve(__dirname, '../../../../shared'), 'eval/diar');
 const diarizer = new NeuralDiarizer();
 afterAll(() => diarizer.close());
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 // The only place the media tests read the environment.
 const repo = resolve(__dirname, '../../..');
-const shared = resolve(repo, '../shared');
+const shared = process.env['HARK_SHARED_DIR'] ?? resolve(repo, '../shared');
 // scripts/test.sh exports HARK_MODELS_DIR and WHISPER_MODEL; these defaults match it.
 const modelsDir = process.env['HARK_MODELS_DIR'] ?? join(shared, 'models');
 

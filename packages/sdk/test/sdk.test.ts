@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { type TestAccount, waitFor } from '@hark/testing';
+import { SHARED_DIR, type TestAccount, waitFor } from '@hark/testing';
 import {
   Hark,
   HarkApiError,
@@ -12,7 +12,7 @@ import {
   type UploadProgress,
   verifySignature,
 } from '../src';
-import { JFK, SHARED, type Stack, startReceiver, startStack } from './stack';
+import { JFK, type Stack, startReceiver, startStack } from './stack';
 
 // The SDK against the running service: built API, worker and dispatcher processes, real Postgres,
 // Redis, ffmpeg and whisper-cli with the test model (empty text; assertions are on shape,
@@ -184,7 +184,7 @@ describe('transcripts', () => {
   });
 
   it('cancel, cancel again (transcript_finished), subtitles (transcript_not_done), delete, then 404 not_found', async () => {
-    const up = await hark.upload(path.join(SHARED, 'audio/speech-60s.wav'));
+    const up = await hark.upload(path.join(SHARED_DIR, 'audio/speech-60s.wav'));
     const t = await hark.transcripts.create({ uploadId: up.id });
     const canceled = await hark.transcripts.cancel(t.id);
     expect(canceled).toMatchObject({ id: t.id, status: 'canceled', error: null, cost: 0 });

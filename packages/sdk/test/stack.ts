@@ -5,10 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Db, createDb } from '@hark/db';
-import { type AppProcess, REPO_ROOT, type TestAccount, createTestAccount, startApp } from '@hark/testing';
+import {
+  type AppProcess,
+  REPO_ROOT,
+  SHARED_DIR,
+  type TestAccount,
+  createTestAccount,
+  startApp,
+} from '@hark/testing';
 
-export const SHARED = path.resolve(REPO_ROOT, '../shared');
-export const JFK = path.join(SHARED, 'audio/jfk.wav');
+export const JFK = path.join(SHARED_DIR, 'audio/jfk.wav');
 export const SDK_ROOT = path.resolve(__dirname, '..');
 
 export interface Stack {
@@ -37,7 +43,7 @@ export async function startStack(): Promise<Stack> {
     HARK_TMP_DIR: path.join(storage, 'tmp'),
     HARK_REDIS_PREFIX: `hark-sdk-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-    WHISPER_MODEL: process.env.WHISPER_MODEL ?? path.join(SHARED, 'models/for-tests-ggml-base.en.bin'),
+    WHISPER_MODEL: process.env.WHISPER_MODEL ?? path.join(SHARED_DIR, 'models/for-tests-ggml-base.en.bin'),
     HARK_RETENTION_SWEEP_MS: '0',
     // Webhook receivers of these tests listen on 127.0.0.1.
     ALLOW_PRIVATE_URLS: 'true',

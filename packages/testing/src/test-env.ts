@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { REPO_ROOT } from './processes';
 
-/** The folder beside the repository with the models and audio the tests use. */
-export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
+/** The models and audio the tests use: HARK_SHARED_DIR (the test command sets it), else beside the repository. */
+export const SHARED_DIR = process.env.HARK_SHARED_DIR ?? path.resolve(REPO_ROOT, '../shared');
 
 /**
  * The engine the tests run (the test command exports WHISPER_BIN and WHISPER_MODEL): the test
