@@ -8,10 +8,11 @@ import { type Db, createDb } from '@hark/db';
 import {
   type AppProcess,
   REPO_ROOT,
-  SHARED_DIR,
   type TestAccount,
   createTestAccount,
   startApp,
+  testAudio,
+  testEngine,
   waitFor,
 } from '@hark/testing';
 import OpenAI, { toFile } from 'openai';
@@ -20,8 +21,7 @@ import OpenAI, { toFile } from 'openai';
 // Redis, ffmpeg and whisper-cli with the real multilingual base model (ggml-base.bin).
 jest.setTimeout(240_000);
 
-const MODELS = process.env.HARK_MODELS_DIR ?? path.join(SHARED_DIR, 'models');
-const JFK = path.join(SHARED_DIR, 'audio/jfk.wav');
+const JFK = testAudio.jfkWav;
 /**
  * The known sentence. The multilingual base model puts the commas around "my fellow Americans"
  * or not depending on the prompt and the language hint (whisper-cli alone gives "And so my
@@ -62,8 +62,8 @@ beforeAll(async () => {
     HARK_STORAGE_DIR: path.join(dir, 'storage'),
     HARK_TMP_DIR: path.join(dir, 'tmp'),
     HARK_REDIS_PREFIX: `hark-openai-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-    WHISPER_MODEL: path.join(MODELS, 'ggml-base.bin'),
+    WHISPER_BIN: testEngine.whisperBin,
+    WHISPER_MODEL: testEngine.baseModel,
     HARK_RETENTION_SWEEP_MS: '0',
     HARK_OPENAI_MAX_FILE_BYTES: String(MAX_FILE_BYTES),
     HARK_METRICS_PORT: '0',

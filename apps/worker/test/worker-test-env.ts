@@ -50,6 +50,7 @@ export async function workerEnv(overrides: Record<string, string> = {}): Promise
     HARK_SECRET: testEnv.secret,
     WHISPER_BIN: testEnv.whisperBin,
     WHISPER_MODEL: testEnv.whisperModel,
+    HARK_MODELS_DIR: testEnv.modelsDir,
     HARK_REDIS_PREFIX: `hark-wtest-${randomBytes(4).toString('hex')}`,
     HARK_STORAGE_DIR: path.join(root, 'storage'),
     HARK_TMP_DIR: path.join(root, 'tmp'),

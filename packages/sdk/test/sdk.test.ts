@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Readable } from 'node:stream';
-import { SHARED_DIR, type TestAccount, waitFor } from '@hark/testing';
+import { type TestAccount, testAudio, waitFor } from '@hark/testing';
 import {
   Hark,
   HarkApiError,
@@ -184,7 +183,7 @@ describe('transcripts', () => {
   });
 
   it('cancel, cancel again (transcript_finished), subtitles (transcript_not_done), delete, then 404 not_found', async () => {
-    const up = await hark.upload(path.join(SHARED_DIR, 'audio/speech-60s.wav'));
+    const up = await hark.upload(testAudio.speech60Wav);
     const t = await hark.transcripts.create({ uploadId: up.id });
     const canceled = await hark.transcripts.cancel(t.id);
     expect(canceled).toMatchObject({ id: t.id, status: 'canceled', error: null, cost: 0 });

@@ -8,13 +8,14 @@ import { type Db, createDb } from '@hark/db';
 import {
   type AppProcess,
   REPO_ROOT,
-  SHARED_DIR,
   type TestAccount,
   createTestAccount,
   startApp,
+  testAudio,
+  testEngine,
 } from '@hark/testing';
 
-export const JFK = path.join(SHARED_DIR, 'audio/jfk.wav');
+export const JFK = testAudio.jfkWav;
 export const SDK_ROOT = path.resolve(__dirname, '..');
 
 export interface Stack {
@@ -42,8 +43,8 @@ export async function startStack(): Promise<Stack> {
     HARK_STORAGE_DIR: storage,
     HARK_TMP_DIR: path.join(storage, 'tmp'),
     HARK_REDIS_PREFIX: `hark-sdk-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    WHISPER_BIN: process.env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-    WHISPER_MODEL: process.env.WHISPER_MODEL ?? path.join(SHARED_DIR, 'models/for-tests-ggml-base.en.bin'),
+    WHISPER_BIN: testEngine.whisperBin,
+    WHISPER_MODEL: testEngine.whisperModel,
     HARK_RETENTION_SWEEP_MS: '0',
     // Webhook receivers of these tests listen on 127.0.0.1.
     ALLOW_PRIVATE_URLS: 'true',
