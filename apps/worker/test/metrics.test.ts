@@ -39,12 +39,17 @@ it('counts job runs by outcome with their durations, the engine real-time factor
   const text = await waitFor(
     async () => {
       const t = await scrapeMetrics(base);
-      return metricSample(t, 'hark_jobs_total', { outcome: 'missing' }) === 1 &&
-        metricSample(t, 'hark_jobs_total', { outcome: 'failed' }) === 1
-        ? t
-        : null;
+      // The outcome counters move inside the handler; BullMQ moves the job to its final state
+      // a moment later, so the queue depths are waited for too.
+      const counted =
+        metricSample(t, 'hark_jobs_total', { outcome: 'missing' }) === 1 &&
+        metricSample(t, 'hark_jobs_total', { outcome: 'failed' }) === 1;
+      const settled =
+        metricSample(t, 'hark_queue_jobs', { queue: 'transcribe', state: 'completed' }) === 2 &&
+        metricSample(t, 'hark_queue_jobs', { queue: 'transcribe', state: 'failed' }) === 1;
+      return counted && settled ? t : null;
     },
-    { timeout: 10_000, message: 'every run counted' },
+    { timeout: 10_000, message: 'every run counted and every job settled' },
   );
 
   expect(metricSample(text, 'hark_jobs_total', { outcome: 'done' })).toBe(1);
