@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { PREVIEW_MAX_CHARS, REDACTED, redactPreview } from './redact-preview';
 
 const R = REDACTED;
