@@ -4,6 +4,7 @@ import { waitFor } from '@hark/testing';
 import { type AccountOptions, type ApiFixture, apiTest as apiFixture } from '@hark/testing/jest';
 import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,9 @@ export function startTestApi(
     redisPrefix: `hark-test-${randomBytes(4).toString('hex')}`,
     ...overrides,
   };
-  config.storageDir = overrides.storageDir ?? mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
+  // A scratch storage folder this helper made is removed on close; one passed in is the caller's.
+  const scratch = overrides.storageDir ? undefined : mkdtempSync(path.join(tmpdir(), 'hark-storage-'));
+  config.storageDir = overrides.storageDir ?? scratch!;
   // Wired as main.ts wires it, without waiting for Redis (this helper is synchronous; commands
   // sent before the first connection is ready wait for it).
   const deps = buildApiDeps({ ...config, dbPoolSize: 5 }, logger);
@@ -78,6 +81,7 @@ export function startTestApi(
       if (keys.length) await redis.del(...keys);
       await app.close();
       await deps.disconnect();
+      if (scratch) await rm(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,10 @@ import { createDb } from '@hark/db';
 import { ResumableSha256, S3BlobStore, createS3Client } from '@hark/storage';
 import { whileUploadLocked } from './helpers';
 import { createTestAccount, s3TestBucket, startApiProcess, waitFor } from '@hark/testing';
+
+// Scratch folders the tests make, removed once the file is done.
+const scratch: string[] = [];
+afterAll(() => Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true }))));
 
 // The S3 driver's version of uploads-crash.test.ts: the API dies after parts of a chunk are in
 // the bucket but before Postgres records the chunk. The next replica must resume from the
@@ -25,6 +29,7 @@ describe('S3 uploads survive an API killed between a part and the database', () 
     const { settings } = bucket;
     const s3 = createS3Client(settings);
     const root = await mkdtemp(path.join(tmpdir(), 'hark-crash-s3-'));
+    scratch.push(root);
     const env = {
       PORT: '0',
       HARK_STORAGE_DIR: path.join(root, 'storage'),

@@ -4,7 +4,7 @@
 // FAULTS_REPORT makes the table that global-teardown.ts prints after the run.
 import { appendFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Db, createDb } from '@hark/db';
@@ -74,6 +74,7 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
   await redis.start();
   const files = await serveFile(faultsConfig.audio, 'jfk.wav');
   const fleet = new Fleet();
+  const roots: string[] = []; // baseEnv's folders, removed on close (after the fleet is killed)
   const ctx: FaultContext = {
     db,
     redis,
@@ -81,6 +82,7 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
     audioUrl: files.url,
     async baseEnv(extra = {}) {
       const root = await mkdtemp(path.join(tmpdir(), 'hark-faults-'));
+      roots.push(root);
       return {
         DATABASE_URL: databaseUrl,
         REDIS_URL: redis.url,
@@ -139,6 +141,7 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
       await files.close();
       await redis.dispose();
       await db.$disconnect();
+      await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
     },
   };
 }
