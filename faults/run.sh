@@ -2,11 +2,12 @@
 # pnpm test:faults — fault-injection suite against real processes (see faults/README.md): the
 # jest project `faults`, one scenario per file (faults/scenarios/*.fault.ts), run in band.
 # Runs on its own Postgres cluster (data under .hark/pg-faults, port $FAULTS_PG_PORT, default
-# 55442), which scenario 5 stops and starts, and each scenario on its own redis-server on a free
-# port (flushed and restarted by the scenarios). Nobody else uses either.
+# 25442: below the kernel's ephemeral range, so no outgoing connection holds it when scenario 5
+# stops and starts it), and each scenario on its own redis-server on a free port (flushed and
+# restarted by the scenarios). Nobody else uses either.
 # FAULTS_ONLY=2,7 runs some scenarios (by number; 1 also selects 1b); extra arguments go to jest.
 # FAULTS_SUMMARY_FILE=path: "faults <passed>/<total>" is written there (scripts/test.sh prints it).
-export HARK_PG_PORT="${FAULTS_PG_PORT:-55442}"
+export HARK_PG_PORT="${FAULTS_PG_PORT:-25442}"
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 export HARK_PG_DATA="$HARK_HOME/pg-faults"
 ensure_system_packages

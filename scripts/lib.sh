@@ -6,7 +6,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HARK_HOME="${HARK_HOME:-$ROOT/.hark}"
 PG_PORT="${HARK_PG_PORT:-55432}"
 REDIS_PORT="${HARK_REDIS_PORT:-56379}"
-S3PROXY_PORT="${HARK_S3PROXY_PORT:-55490}"
+# Below the kernel's ephemeral range (32768-60999): a port the test run's own outgoing
+# connections can never be holding when a server starts late in the run.
+S3PROXY_PORT="${HARK_S3PROXY_PORT:-25490}"
 S3PROXY_VERSION=2.6.0
 export COREPACK_ENABLE_DOWNLOAD_PROMPT=0 TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 # corepack's bundled registry keys can be older than pnpm's signing keys; the lockfile pins
@@ -162,14 +164,27 @@ start_s3proxy() {
     "jclouds.identity=hark" \
     "jclouds.credential=hark" \
     "jclouds.filesystem.basedir=$dir/data" > "$dir/s3proxy.properties")
-  log "starting S3Proxy on 127.0.0.1:$S3PROXY_PORT"
-  "$java" -jar "$S3PROXY_JAR" --properties "$dir/s3proxy.properties" >"$dir/s3proxy.log" 2>&1 &
-  echo $! > "$dir/s3proxy.pid"
-  for _ in $(seq 1 120); do
-    # Any HTTP answer (403 without credentials) means it is listening.
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$S3PROXY_PORT/" || true)" != 000 ] && break
-    kill -0 "$(cat "$dir/s3proxy.pid")" 2>/dev/null || die "S3Proxy exited: $(tail -n 5 "$dir/s3proxy.log")"
-    sleep 0.25
+  # A port someone else holds ("Failed to bind") moves it to the next one, up to 5 tries.
+  local try up
+  for try in 1 2 3 4 5; do
+    sed -i "s#^s3proxy.endpoint=.*#s3proxy.endpoint=http://127.0.0.1:$S3PROXY_PORT#" "$dir/s3proxy.properties"
+    log "starting S3Proxy on 127.0.0.1:$S3PROXY_PORT"
+    "$java" -jar "$S3PROXY_JAR" --properties "$dir/s3proxy.properties" >"$dir/s3proxy.log" 2>&1 &
+    echo $! > "$dir/s3proxy.pid"
+    up=
+    for _ in $(seq 1 120); do
+      # Any HTTP answer (403 without credentials) means it is listening.
+      [ "$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$S3PROXY_PORT/" || true)" != 000 ] && { up=1; break; }
+      kill -0 "$(cat "$dir/s3proxy.pid")" 2>/dev/null || break
+      sleep 0.25
+    done
+    [ -n "$up" ] && break
+    if grep -q "Failed to bind" "$dir/s3proxy.log" && [ "$try" -lt 5 ]; then
+      log "S3Proxy: 127.0.0.1:$S3PROXY_PORT is taken, trying the next port"
+      S3PROXY_PORT=$((S3PROXY_PORT + 1))
+      continue
+    fi
+    die "S3Proxy did not start: $(tail -n 5 "$dir/s3proxy.log")"
   done
   export HARK_TEST_S3_ENDPOINT="http://127.0.0.1:$S3PROXY_PORT" AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION=us-east-1
 }
