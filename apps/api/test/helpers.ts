@@ -30,7 +30,8 @@ export interface TestApi {
     account: { auth: Record<string, string> },
     body?: Record<string, unknown>,
   ): Promise<string>;
-  close(): Promise<void>;
+  /** Stops the app; `sharedPrefix`: leave the Redis keys alone (another app uses the same prefix). */
+  close(opts?: { sharedPrefix?: boolean }): Promise<void>;
 }
 
 /** A real app on the real Postgres and Redis, with its own Redis key prefix. Logs nothing unless given a logger. */
@@ -72,12 +73,12 @@ export function startTestApi(
         .expect(201);
       return res.body.data.id as string;
     },
-    async close() {
+    async close({ sharedPrefix = false } = {}) {
       if (server?.listening) {
         server.closeAllConnections();
         await new Promise((r) => server!.close(r));
       }
-      const keys = await redis.keys(`${config.redisPrefix}:*`);
+      const keys = sharedPrefix ? [] : await redis.keys(`${config.redisPrefix}:*`);
       if (keys.length) await redis.del(...keys);
       await app.close();
       await deps.disconnect();

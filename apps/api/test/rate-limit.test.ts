@@ -92,8 +92,7 @@ describe('sliding-window rate limits', () => {
       await request(api.app).get('/v1/balance').set(c.auth).expect(200);
       await request(twin.app).get('/v1/balance').set(c.auth).expect(429);
     } finally {
-      await twin.db.$disconnect();
-      await twin.redis.quit();
+      await twin.close({ sharedPrefix: true });
     }
   });
 });
