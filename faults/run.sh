@@ -28,10 +28,7 @@ build_all
 migrate_db
 ensure_whisper
 export HARK_SECRET="${HARK_SECRET:-faults-secret-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
-export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
-export HARK_SHARED_DIR="$(shared_dir)"
-export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$HARK_SHARED_DIR/models}"
-export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
+export_test_env
 
 pattern='faults/scenarios/'
 if [ -n "${FAULTS_ONLY:-}" ]; then pattern="faults/scenarios/(${FAULTS_ONLY//,/|})[a-z]?-"; fi

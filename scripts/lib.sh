@@ -26,6 +26,17 @@ shared_dir() {
   echo "$(cd "$ROOT/.." && pwd)/shared"
 }
 
+# What the tests and the processes they start read (packages/testing/src/test-env.ts): the shared
+# models and audio, whisper-cli as ensure_whisper builds it, and the test model.
+export_test_env() {
+  HARK_SHARED_DIR="$(shared_dir)"
+  export HARK_SHARED_DIR
+  export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$HARK_SHARED_DIR/models}"
+  export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
+  export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
+  [ -f "$WHISPER_MODEL" ] || die "test model not found at $WHISPER_MODEL (set HARK_MODELS_DIR)"
+}
+
 log() { printf '\033[1;34m[hark]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 
@@ -155,19 +166,18 @@ start_s3proxy() {
   rm -rf "$dir/data" && mkdir -p "$dir/data"
   AWS_ACCESS_KEY_ID="hark-test-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   AWS_SECRET_ACCESS_KEY="$(head -c 24 /dev/urandom | base64 | tr -d '\n/+=')"
-  (umask 077 && printf '%s\n' \
-    "s3proxy.endpoint=http://127.0.0.1:$S3PROXY_PORT" \
-    "s3proxy.authorization=aws-v2-or-v4" \
-    "s3proxy.identity=$AWS_ACCESS_KEY_ID" \
-    "s3proxy.credential=$AWS_SECRET_ACCESS_KEY" \
-    "jclouds.provider=filesystem" \
-    "jclouds.identity=hark" \
-    "jclouds.credential=hark" \
-    "jclouds.filesystem.basedir=$dir/data" > "$dir/s3proxy.properties")
   # A port someone else holds ("Failed to bind") moves it to the next one, up to 5 tries.
   local try up
   for try in 1 2 3 4 5; do
-    sed -i "s#^s3proxy.endpoint=.*#s3proxy.endpoint=http://127.0.0.1:$S3PROXY_PORT#" "$dir/s3proxy.properties"
+    (umask 077 && printf '%s\n' \
+      "s3proxy.endpoint=http://127.0.0.1:$S3PROXY_PORT" \
+      "s3proxy.authorization=aws-v2-or-v4" \
+      "s3proxy.identity=$AWS_ACCESS_KEY_ID" \
+      "s3proxy.credential=$AWS_SECRET_ACCESS_KEY" \
+      "jclouds.provider=filesystem" \
+      "jclouds.identity=hark" \
+      "jclouds.credential=hark" \
+      "jclouds.filesystem.basedir=$dir/data" > "$dir/s3proxy.properties")
     log "starting S3Proxy on 127.0.0.1:$S3PROXY_PORT"
     "$java" -jar "$S3PROXY_JAR" --properties "$dir/s3proxy.properties" >"$dir/s3proxy.log" 2>&1 &
     echo $! > "$dir/s3proxy.pid"

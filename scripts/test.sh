@@ -6,17 +6,12 @@
 # given), builds whisper-cli from source once, then runs jest. Extra arguments go to jest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Tests and the processes they start read models and audio from here (test-env.ts).
-export HARK_SHARED_DIR="$(shared_dir)"
-export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$HARK_SHARED_DIR/models}"
+export_test_env
 export HARK_EVAL_DIR="${HARK_EVAL_DIR:-$HARK_SHARED_DIR/eval/diar}"
 
 prepare_stack hark_test
 ensure_whisper
 ensure_test_browser
-export WHISPER_BIN="${WHISPER_BIN:-$HARK_HOME/whisper/bin/whisper-cli}"
-export WHISPER_MODEL="${WHISPER_MODEL:-$HARK_MODELS_DIR/for-tests-ggml-base.en.bin}"
-[ -f "$WHISPER_MODEL" ] || die "test model not found at $WHISPER_MODEL (set HARK_MODELS_DIR)"
 
 if docker compose version >/dev/null 2>&1; then
   log "checking docker/compose.yml"

@@ -1,13 +1,10 @@
 import http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createDb } from '@hark/db';
 import { type AppProcess, createTestAccount, startApp } from '@hark/testing';
+import { scratchFolders } from '@hark/testing/jest';
 
 // Scratch folders the tests make, removed once the file is done.
-const scratch: string[] = [];
-afterAll(() => Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true }))));
+const scratch = scratchFolders();
 
 // SIGTERM on the built API process: it keeps serving for a drain period (readiness 503,
 // `Connection: close` on every answer) so requests already on their way are answered, not reset.
@@ -64,8 +61,7 @@ function fresh(
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('SIGTERM under load: requests arriving during the drain are answered, readiness is 503, then exit 0', async () => {
-  const storage = await mkdtemp(path.join(tmpdir(), 'hark-shutdown-'));
-  scratch.push(storage);
+  const storage = await scratch('hark-shutdown-');
   const api: AppProcess = startApp('api', {
     PORT: '0',
     HARK_STORAGE_DIR: storage,

@@ -1,17 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListMultipartUploadsCommand, ListPartsCommand, type Part } from '@aws-sdk/client-s3';
 import { createDb } from '@hark/db';
 import { ResumableSha256, S3BlobStore, createS3Client } from '@hark/storage';
 import { whileUploadLocked } from './helpers';
 import { createTestAccount, s3TestBucket, startApiProcess, waitFor } from '@hark/testing';
+import { scratchFolders } from '@hark/testing/jest';
 
 // Scratch folders the tests make, removed once the file is done.
-const scratch: string[] = [];
-afterAll(() => Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true }))));
+const scratch = scratchFolders();
 
 // The S3 driver's version of uploads-crash.test.ts: the API dies after parts of a chunk are in
 // the bucket but before Postgres records the chunk. The next replica must resume from the
@@ -28,8 +27,7 @@ describe('S3 uploads survive an API killed between a part and the database', () 
     const bucket = await s3TestBucket();
     const { settings } = bucket;
     const s3 = createS3Client(settings);
-    const root = await mkdtemp(path.join(tmpdir(), 'hark-crash-s3-'));
-    scratch.push(root);
+    const root = await scratch('hark-crash-s3-');
     const env = {
       PORT: '0',
       HARK_STORAGE_DIR: path.join(root, 'storage'),

@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createDb } from '@hark/db';
 import { ResumableSha256 } from '@hark/storage';
 import { whileUploadLocked } from './helpers';
 import { createTestAccount, startApiProcess, waitFor } from '@hark/testing';
+import { scratchFolders } from '@hark/testing/jest';
 
 // Scratch folders the tests make, removed once the file is done.
-const scratch: string[] = [];
-afterAll(() => Promise.all(scratch.map((d) => rm(d, { recursive: true, force: true }))));
+const scratch = scratchFolders();
 
 const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
 afterAll(() => db.$disconnect());
@@ -19,8 +18,7 @@ type UploadData = { id: string; receivedBytes: number };
 
 describe('uploads survive a killed API process', () => {
   it('SIGKILL mid-chunk: state stays consistent, the lock frees itself, the upload resumes', async () => {
-    const storage = await mkdtemp(path.join(tmpdir(), 'hark-crash-'));
-    scratch.push(storage);
+    const storage = await scratch('hark-crash-');
     const env = {
       PORT: '0',
       HARK_STORAGE_DIR: storage,

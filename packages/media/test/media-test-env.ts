@@ -2,22 +2,20 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { testAudio, testEngine } from '@hark/testing/env';
 
-// The only place the media tests read the environment.
 const repo = resolve(__dirname, '../../..');
-const shared = process.env['HARK_SHARED_DIR'] ?? resolve(repo, '../shared');
-// scripts/test.sh exports HARK_MODELS_DIR and WHISPER_MODEL; these defaults match it.
-const modelsDir = process.env['HARK_MODELS_DIR'] ?? join(shared, 'models');
 
+// The engine, models and audio as every test package reads them (@hark/testing/env).
 export const testEnv = {
   /** whisper-cli as scripts/build-whisper.sh writes it. */
-  whisperBin: process.env['WHISPER_BIN'] ?? join(repo, '.hark/whisper/bin/whisper-cli'),
+  whisperBin: testEngine.whisperBin,
   /** Loads and runs but transcribes to nothing (its tensors are empty). */
-  whisperModel: process.env['WHISPER_MODEL'] ?? join(modelsDir, 'for-tests-ggml-base.en.bin'),
+  whisperModel: testEngine.whisperModel,
   /** A multilingual test model: language detection runs, on noise. */
-  whisperMultilingualModel: join(modelsDir, 'for-tests-ggml-tiny.bin'),
-  jfkWav: join(shared, 'audio/jfk.wav'),
-  speech60Wav: join(shared, 'audio/speech-60s.wav'),
+  whisperMultilingualModel: join(testEngine.modelsDir, 'for-tests-ggml-tiny.bin'),
+  jfkWav: testAudio.jfkWav,
+  speech60Wav: testAudio.speech60Wav,
 };
 
 /**

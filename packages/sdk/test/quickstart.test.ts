@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '@hark/testing';
 import { transform } from 'esbuild';
-import { JFK, SDK_ROOT, type Stack, startStack } from './stack';
+import { JFK, SDK_ROOT, sdkStack } from './stack';
 
 // The README's SDK example is packages/sdk/examples/quickstart.ts, verbatim, and it runs: built,
 // installed as a user would have it (node_modules/@hark/sdk -> the package's dist/), against the
@@ -56,12 +56,11 @@ describe('README SDK example', () => {
   });
 
   describe('against the running service', () => {
-    let stack: Stack;
+    const stack = sdkStack('sdk-quickstart');
     let project: string;
     beforeAll(async () => {
       if (!existsSync(path.join(SDK_ROOT, 'dist/index.js')))
         throw new Error('packages/sdk/dist is missing: build first (pnpm -s turbo run build)');
-      stack = await startStack();
       // A user's project: ESM, with @hark/sdk installed.
       project = await mkdtemp(path.join(tmpdir(), 'hark-quickstart-'));
       await mkdir(path.join(project, 'node_modules/@hark'), { recursive: true });
@@ -75,7 +74,6 @@ describe('README SDK example', () => {
       await writeFile(path.join(project, 'quickstart.js'), code);
     });
     afterAll(async () => {
-      await stack?.close();
       if (project) await rm(project, { recursive: true, force: true });
     });
 

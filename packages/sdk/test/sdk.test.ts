@@ -11,28 +11,24 @@ import {
   type UploadProgress,
   verifySignature,
 } from '../src';
-import { JFK, type Stack, startReceiver, startStack } from './stack';
+import { JFK, sdkStack, startReceiver } from './stack';
 
 // The SDK against the running service: built API, worker and dispatcher processes, real Postgres,
 // Redis, ffmpeg and whisper-cli with the test model (empty text; assertions are on shape,
 // status and duration).
 jest.setTimeout(120_000);
 
-let stack: Stack;
+const stack = sdkStack('sdk');
 let acct: TestAccount;
 let hark: Hark;
 let audio: Buffer;
 let sha: string;
 
 beforeAll(async () => {
-  stack = await startStack();
   acct = await stack.account();
   hark = new Hark({ apiKey: acct.apiKey, baseUrl: stack.baseUrl });
   audio = await readFile(JFK);
   sha = createHash('sha256').update(audio).digest('hex');
-});
-afterAll(async () => {
-  await stack?.close();
 });
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]+$/;

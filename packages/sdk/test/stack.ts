@@ -1,81 +1,34 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Db, createDb } from '@hark/db';
-import {
-  type AppProcess,
-  REPO_ROOT,
-  type TestAccount,
-  createTestAccount,
-  startApp,
-  testAudio,
-  testEngine,
-} from '@hark/testing';
+import { type AccountOptions, stackTest } from '@hark/testing/jest';
+import { type TestAccount, testAudio } from '@hark/testing';
 
 export const JFK = testAudio.jfkWav;
 export const SDK_ROOT = path.resolve(__dirname, '..');
 
-export interface Stack {
+export interface SdkStack {
   /** The service root, as users pass it to `new Hark({ baseUrl })`. */
-  baseUrl: string;
-  db: Db;
-  env: Record<string, string>;
-  account(opts?: Parameters<typeof createTestAccount>[2]): Promise<TestAccount>;
-  close(): Promise<void>;
+  readonly baseUrl: string;
+  /** An account with a key (topped up with 1000 credits unless `opts` say otherwise). */
+  account(opts?: AccountOptions): Promise<TestAccount>;
 }
 
 /**
- * The service as operators run it: the built API, worker and webhook dispatcher as real processes
- * on real Postgres and Redis (own Redis prefix and storage directory), ffmpeg and whisper-cli
- * with the test model (which transcribes to empty text).
+ * The service as operators run it, for the block it is called in (`@hark/testing/jest`
+ * `stackTest`): the built API, worker and webhook dispatcher as real processes on real Postgres
+ * and Redis, ffmpeg and whisper-cli with the test model (which transcribes to empty text).
+ * `name` keeps the Redis prefix apart from other files run by the same jest worker.
  */
-export async function startStack(): Promise<Stack> {
-  for (const app of ['api', 'worker', 'webhook-dispatcher']) {
-    const main = path.join(REPO_ROOT, 'apps', app, 'dist/main.js');
-    if (!existsSync(main)) throw new Error(`${main} is missing: build first (pnpm -s turbo run build)`);
-  }
-  const storage = await mkdtemp(path.join(tmpdir(), 'hark-sdk-it-'));
-  const env: Record<string, string> = {
-    PORT: '0',
-    HARK_STORAGE_DIR: storage,
-    HARK_TMP_DIR: path.join(storage, 'tmp'),
-    HARK_REDIS_PREFIX: `hark-sdk-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    WHISPER_BIN: testEngine.whisperBin,
-    WHISPER_MODEL: testEngine.whisperModel,
-    HARK_RETENTION_SWEEP_MS: '0',
-    // Webhook receivers of these tests listen on 127.0.0.1.
-    ALLOW_PRIVATE_URLS: 'true',
+export function sdkStack(name: string): SdkStack {
+  // Webhook receivers of these tests listen on 127.0.0.1.
+  const stack = stackTest({ name, dispatcher: true, env: () => ({ ALLOW_PRIVATE_URLS: 'true' }) });
+  return {
+    get baseUrl() {
+      return `http://127.0.0.1:${stack.api.port}`;
+    },
+    account: (opts = { toppedUp: true, credits: 1000 }) => stack.newAccount(opts),
   };
-  const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 2 });
-  const apps: AppProcess[] = [];
-  try {
-    const api = startApp('api', env);
-    apps.push(api, startApp('worker', env), startApp('webhook-dispatcher', env));
-    const port = (await api.waitForLog('api listening', 30_000)).port as number;
-    await apps[1]!.waitForLog('worker ready', 30_000);
-    await apps[2]!.waitForLog('dispatcher ready', 30_000);
-    return {
-      baseUrl: `http://127.0.0.1:${port}`,
-      db,
-      env,
-      account: (opts = { toppedUp: true, credits: 1000 }) =>
-        createTestAccount(db, process.env.HARK_SECRET!, opts),
-      async close() {
-        for (const a of apps) a.kill('SIGTERM');
-        const codes = await Promise.all(apps.map((a) => a.exited));
-        await db.$disconnect();
-        await rm(storage, { recursive: true, force: true });
-        if (codes.some((c) => c !== 0)) throw new Error(`apps exited with ${codes.join(', ')}`);
-      },
-    };
-  } catch (e) {
-    for (const a of apps) a.kill('SIGKILL');
-    await db.$disconnect();
-    throw e;
-  }
 }
 
 export interface Notice {

@@ -56,6 +56,21 @@ export function fixture<T extends object>(
 const beforeTeardowns = new WeakMap<object, (() => unknown)[]>();
 
 /**
+ * Scratch folders for the block it is called in (a test file, or a describe): the returned
+ * function makes one under the OS temp folder (`prefix` starts its name), and every folder made
+ * is removed after the block.
+ */
+export function scratchFolders(): (prefix: string) => Promise<string> {
+  const made: string[] = [];
+  afterAll(() => Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true }))));
+  return async (prefix) => {
+    const dir = await mkdtemp(path.join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
+}
+
+/**
  * Runs `fn` in the afterAll of fixture `f`, before `f` is torn down (last registered, first run),
  * for what was built on it: jest runs afterAll hooks in the order they were declared, so one
  * declared after the fixture would run after it had closed.

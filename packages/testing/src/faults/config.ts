@@ -1,17 +1,17 @@
 // The fault suite's settings, from the environment faults/run.sh sets (faults/README.md).
 import path from 'node:path';
 import { REPO_ROOT } from '../processes';
-import { SHARED_DIR } from '../test-env';
+import { testAudio, testEngine } from '../test-env';
 
 const env = process.env;
 
 export const faultsConfig = {
   databaseUrl: env.DATABASE_URL ?? 'postgresql://hark@127.0.0.1:55432/hark_faults',
   secret: env.HARK_SECRET ?? 'faults-secret-0123456789abcdef',
-  whisperBin: env.WHISPER_BIN ?? path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'),
-  whisperModel: env.WHISPER_MODEL ?? path.join(SHARED_DIR, 'models/for-tests-ggml-base.en.bin'),
+  whisperBin: testEngine.whisperBin,
+  whisperModel: testEngine.whisperModel,
   /** The audio every transcript fetches (11 s). */
-  audio: path.join(SHARED_DIR, 'audio/jfk.wav'),
+  audio: testAudio.jfkWav,
   cancelRaces: Number(env.FAULTS_CANCEL_RACES ?? 100),
   killRounds: Number(env.FAULTS_KILL_ROUNDS ?? 10),
   /** Bound on waiting for the system to settle (machines shared with other test runs are slow). */

@@ -9,7 +9,10 @@ export default function globalSetup(): void {
   for (const f of requiredFiles) {
     if (!existsSync(f)) throw new Error(`missing ${f} (build first: pnpm -s turbo run build)`);
   }
-  process.env.FAULTS_REPORT ??= path.join(tmpdir(), `hark-faults-report-${process.pid}.jsonl`);
+  if (!process.env.FAULTS_REPORT) {
+    process.env.FAULTS_REPORT = path.join(tmpdir(), `hark-faults-report-${process.pid}.jsonl`);
+    process.env.FAULTS_REPORT_MADE = '1'; // globalTeardown removes it once the table is printed
+  }
   writeFileSync(process.env.FAULTS_REPORT, '');
   process.env.FAULTS_STARTED_AT = String(Date.now());
 }

@@ -1,6 +1,6 @@
 // jest globalTeardown of the `faults` project (runs after jest's own summary): the table of
 // scenarios (scenario | result | time | figures), the total time and "N passed, M failed".
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { ReportRow } from './scenario';
 
 export default function globalTeardown(): void {
@@ -17,4 +17,5 @@ export default function globalTeardown(): void {
   const t0 = Number(process.env.FAULTS_STARTED_AT ?? Date.now());
   console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   console.log(`${rows.length - failed} passed, ${failed} failed`);
+  if (file && process.env.FAULTS_REPORT_MADE === '1') rmSync(file, { force: true });
 }
