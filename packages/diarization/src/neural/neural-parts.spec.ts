@@ -1,4 +1,4 @@
-import { assignWindow, normalise, speakerCentroids } from './embedding-clustering';
+import { assignWindow, normalise, speakerCentroids, voicesHeardTogether } from './embedding-clustering';
 import { decode, dominant, reconstruct, windowStarts } from './neural-diarizer';
 
 const FRAMES = 589;
@@ -102,5 +102,30 @@ describe('neural pipeline parts', () => {
     const [x, y] = assignWindow([a, a], centroids);
     expect(x).toBe(best);
     expect(y).not.toBe(best);
+  });
+
+  it('counts at least the voices that windows hear side by side, not those of one or two odd windows', () => {
+    const axis = (a: number, b = a, mix = 0) => {
+      const v = new Float32Array(4);
+      v[a] = 1;
+      v[b]! += mix;
+      return normalise(v);
+    };
+    const one = [axis(0)];
+    const two = [axis(0), axis(1)];
+    // Two voices in three of twelve windows: at least two speakers.
+    expect(voicesHeardTogether([...Array(9).fill(one), two, two, two], 0.4)).toBe(2);
+    // Three at once in two windows, two in others.
+    expect(
+      voicesHeardTogether([one, two, [axis(0), axis(1), axis(2)], [axis(2), axis(0), axis(1)]], 0.4),
+    ).toBe(3);
+    // A pair that sounds alike (cosine 0.95) is one voice split by the segmentation.
+    const alike = [axis(0), axis(0, 1, 0.33)];
+    expect(voicesHeardTogether([one, alike, alike, alike], 0.4)).toBe(1);
+    // One window of two is not enough; nor are 2 of 100 (5% are needed).
+    expect(voicesHeardTogether([one, one, two], 0.4)).toBe(1);
+    expect(voicesHeardTogether([...Array(98).fill(one), two, two], 0.4)).toBe(1);
+    expect(voicesHeardTogether([...Array(95).fill(one), two, two, two, two, two], 0.4)).toBe(2);
+    expect(voicesHeardTogether([], 0.4)).toBe(0);
   });
 });
