@@ -11,6 +11,7 @@ import {
   speakerCentroids,
   voicesHeardTogether,
 } from './embedding-clustering';
+import { relabelLongTurns } from './long-turns';
 import { Fbank, FBANK_DIMS, FRAME_SHIFT, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
 
@@ -52,6 +53,12 @@ export interface NeuralDiarizerOptions {
    * (see `voicesHeardTogether`). 0 disables. Default 0.4.
    */
   coexistDistance?: number;
+  /**
+   * Single-speaker segments of 3 s or more are embedded again in pieces of about 1.5 s; a piece
+   * goes to another speaker whose centroid is closer than its own by more than this (cosine).
+   * Negative disables. Default 0.1.
+   */
+  relabelMargin?: number;
   clustering?: EmbeddingClusteringOptions;
 }
 
@@ -92,6 +99,7 @@ export class NeuralDiarizer {
       embedFrames: options.embedFrames ?? 'clean',
       trainOn: options.trainOn ?? 'clean',
       coexistDistance: options.coexistDistance ?? 0.4,
+      relabelMargin: options.relabelMargin ?? 0.1,
     };
     this.clustering = options.clustering ?? {};
     this.session = new NeuralSession(
@@ -154,13 +162,23 @@ export class NeuralDiarizer {
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
       i = j;
     }
-    const segments = reconstruct(starts, activity, assignment, centroids.length, samples.length);
+    let segments = reconstruct(starts, activity, assignment, centroids.length, samples.length);
+    if (this.opts.relabelMargin >= 0 && centroids.length > 1)
+      segments = await relabelLongTurns(segments, centroids, this.opts.relabelMargin, (start, end) =>
+        this.embedSpan(samples, start, end, signal),
+      );
     const named = relabel(segments);
     return { segments: named, speakerCount: new Set(named.flatMap((s) => s.speakers)).size };
   }
 
   async close(): Promise<void> {
     await this.session.close();
+  }
+
+  /** CAM++ embedding (L2-normalised) of the audio from `start` to `end` seconds. */
+  private async embedSpan(samples: Float32Array, start: number, end: number, signal?: AbortSignal) {
+    const slice = samples.subarray(Math.round(start * SAMPLE_RATE), Math.round(end * SAMPLE_RATE));
+    return normalise(await this.session.embed(subtractMean(this.fbank.compute(slice)), signal));
   }
 
   /** CAM++ embeddings of the window's local speakers, from their preferred frames (`prefer`: clean, or dominant) where there are enough. */
