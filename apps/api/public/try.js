@@ -24,6 +24,7 @@ const fileInput = /** @type {HTMLInputElement} */ ($('audio-file'));
 const dropZone = $('drop-zone');
 const player = /** @type {HTMLAudioElement} */ ($('player'));
 const startButton = /** @type {HTMLButtonElement} */ ($('start'));
+const cancelButton = /** @type {HTMLButtonElement} */ ($('cancel'));
 const client = new HarkClient(() => keyInput.value.trim());
 
 /** @type {File | null} */
@@ -145,6 +146,28 @@ function save(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
+/**
+ * Shows the Cancel button for a processing transcript. A click asks the API to stop it; the
+ * long-poll then returns the `canceled` transcript. A transcript that finished first (409
+ * `transcript_finished`) is simply shown as it ended.
+ * @param {string} id
+ */
+function offerCancel(id) {
+  cancelButton.disabled = false;
+  cancelButton.hidden = false;
+  cancelButton.onclick = async () => {
+    cancelButton.disabled = true;
+    try {
+      await client.request('POST', `/transcripts/${encodeURIComponent(id)}/cancel`);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'transcript_finished') return;
+      if (err instanceof ApiError) showError(err);
+      else throw err;
+      cancelButton.disabled = false;
+    }
+  };
+}
+
 /** @param {any} t a finished transcript */
 function showResult(t) {
   const summary = $('summary');
@@ -213,6 +236,7 @@ form.addEventListener('submit', async (e) => {
     const created = await client.request('POST', '/transcripts', { json: { uploadId, ...options() } });
     $('transcript-id').textContent = created.id;
     showStatus(created.status);
+    if (created.status === 'processing') offerCancel(created.id);
     const t = created.status === 'processing' ? await waitForTranscript(created.id) : created;
     if (t.status === 'done') showResult(t);
     else if (t.status === 'failed') showError({ ...t.error, requestId: null });
@@ -221,6 +245,7 @@ form.addEventListener('submit', async (e) => {
     if (err instanceof ApiError) showError(err);
     else showError({ code: 'page_error', message: String(err) });
   } finally {
+    cancelButton.hidden = true;
     startButton.disabled = false;
   }
 });

@@ -219,6 +219,36 @@ describe('the page in chromium', () => {
     });
   }, 200_000);
 
+  it('a processing transcript is canceled from the page: status canceled, nothing charged', async () => {
+    const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
+    await page.goto(`${origin}/try`);
+    await page.type('#api-key', acct.apiKey);
+    // 60 s of speech: the base model takes several seconds on it, time enough to click.
+    await (await page.$('#audio-file'))!.uploadFile(testAudio.speech60Wav);
+    expect(await prop(page, '#cancel', 'hidden')).toBe(true);
+    await page.click('#start');
+    await page.waitForSelector('#cancel:not([hidden])', { timeout: 60_000 });
+    expect(await textOf(page, '#status')).toBe('processing');
+    await page.click('#cancel');
+    await page.waitForSelector('#status.canceled, #status.done, #status.failed, #status.error', {
+      timeout: 60_000,
+    });
+    expect(await textOf(page, '#status')).toBe('canceled');
+    expect(await prop(page, '#cancel', 'hidden')).toBe(true);
+    expect(await prop(page, '#error', 'hidden')).toBe(true);
+    expect(await prop(page, '#result', 'hidden')).toBe(true);
+
+    const id = await textOf(page, '#transcript-id');
+    const cancels = record.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/cancel'));
+    expect(cancels.map((r) => [r.url, r.authorization])).toEqual([
+      [`${origin}/v1/transcripts/${id}/cancel`, `Bearer ${acct.apiKey}`],
+    ]);
+    const shown = await request(origin)
+      .get(`/v1/transcripts/${id}`)
+      .set('Authorization', `Bearer ${acct.apiKey}`);
+    expect(shown.body.data).toMatchObject({ id, status: 'canceled', error: null, cost: 0 });
+  }, 120_000);
+
   it('API errors are shown as the API gives them: code, message, request id, fields', async () => {
     // A wrong key: 401 on the first call, the upload.
     const responses: { url: string; requestId: string | undefined }[] = [];
