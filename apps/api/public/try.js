@@ -160,9 +160,9 @@ function offerCancel(id) {
     try {
       await client.request('POST', `/transcripts/${encodeURIComponent(id)}/cancel`);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'transcript_finished') return;
-      if (err instanceof ApiError) showError(err);
-      else throw err;
+      if (!(err instanceof ApiError)) throw err;
+      if (err.code === 'transcript_finished') return;
+      showError(err);
       cancelButton.disabled = false;
     }
   };
@@ -236,8 +236,11 @@ form.addEventListener('submit', async (e) => {
     const created = await client.request('POST', '/transcripts', { json: { uploadId, ...options() } });
     $('transcript-id').textContent = created.id;
     showStatus(created.status);
-    if (created.status === 'processing') offerCancel(created.id);
-    const t = created.status === 'processing' ? await waitForTranscript(created.id) : created;
+    let t = created;
+    if (t.status === 'processing') {
+      offerCancel(t.id);
+      t = await waitForTranscript(t.id);
+    }
     if (t.status === 'done') showResult(t);
     else if (t.status === 'failed') showError({ ...t.error, requestId: null });
   } catch (err) {

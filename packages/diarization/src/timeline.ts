@@ -98,8 +98,15 @@ export function absorbShortRuns(runs: Segment<number>[], minTurn: number): Segme
   }
 }
 
-const sameSpeakers = (a: number[], b: number[]): boolean =>
+export const sameSpeakers = (a: number[], b: number[]): boolean =>
   a.length === b.length && a.every((s, i) => s === b[i]);
+
+/** Appends a copy of `seg` to `runs`, or extends the last run when it touches `seg` with the same speakers. */
+export function appendJoined(runs: Segment<number>[], seg: Segment<number>): void {
+  const last = runs[runs.length - 1];
+  if (last && last.end >= seg.start - 1e-6 && sameSpeakers(last.speakers, seg.speakers)) last.end = seg.end;
+  else runs.push({ ...seg, speakers: [...seg.speakers] });
+}
 
 /** Speaker names A, B, ..., Z, AA, AB... */
 export function speakerName(index: number): string {

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '@hark/testing';
+import { scratchFolders } from '@hark/testing/jest';
 import { transform } from 'esbuild';
 import { JFK, SDK_ROOT, sdkStack } from './stack';
 
@@ -57,12 +57,13 @@ describe('README SDK example', () => {
 
   describe('against the running service', () => {
     const stack = sdkStack('sdk-quickstart');
+    const scratch = scratchFolders();
     let project: string;
     beforeAll(async () => {
       if (!existsSync(path.join(SDK_ROOT, 'dist/index.js')))
         throw new Error('packages/sdk/dist is missing: build first (pnpm -s turbo run build)');
       // A user's project: ESM, with @hark/sdk installed.
-      project = await mkdtemp(path.join(tmpdir(), 'hark-quickstart-'));
+      project = await scratch('hark-quickstart-');
       await mkdir(path.join(project, 'node_modules/@hark'), { recursive: true });
       await symlink(SDK_ROOT, path.join(project, 'node_modules/@hark/sdk'), 'dir');
       await writeFile(path.join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
@@ -72,9 +73,6 @@ describe('README SDK example', () => {
         target: 'node20',
       });
       await writeFile(path.join(project, 'quickstart.js'), code);
-    });
-    afterAll(async () => {
-      if (project) await rm(project, { recursive: true, force: true });
     });
 
     it('runs to the end: upload, transcript with webhook, wait, SRT, verified notice', async () => {

@@ -1,4 +1,4 @@
-import type { Segment } from '../timeline';
+import { appendJoined, type Segment } from '../timeline';
 import { dot } from './embedding-clustering';
 
 /** Length of the pieces a long turn is embedded in again. */
@@ -20,16 +20,10 @@ export async function relabelLongTurns(
   embed: (start: number, end: number) => Promise<Float32Array>,
 ): Promise<Segment<number>[]> {
   const out: Segment<number>[] = [];
-  const push = (seg: Segment<number>) => {
-    const last = out[out.length - 1];
-    if (last && last.end >= seg.start - 1e-6 && last.speakers.join() === seg.speakers.join())
-      last.end = seg.end;
-    else out.push({ ...seg, speakers: [...seg.speakers] });
-  };
   for (const seg of segments) {
     const n = Math.floor((seg.end - seg.start) / PIECE_SECONDS);
     if (seg.speakers.length !== 1 || n < 2) {
-      push(seg);
+      appendJoined(out, seg);
       continue;
     }
     const own = seg.speakers[0]!;
@@ -40,7 +34,7 @@ export async function relabelLongTurns(
       const e = await embed(start, end);
       const scores = centroids.map((c) => dot(c, e));
       const best = scores.indexOf(Math.max(...scores));
-      push({ start, end, speakers: [scores[best]! - scores[own]! > margin ? best : own] });
+      appendJoined(out, { start, end, speakers: [scores[best]! - scores[own]! > margin ? best : own] });
     }
   }
   return out;

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Audio, readWav } from '../audio/wav-reader';
-import { countBounds } from '../clustering/count-bounds';
+import { clampCount, countBounds } from '../clustering/count-bounds';
 import type { DiarizationResult, DiarizeOptions } from '../diarizer';
-import { relabel, type Segment } from '../timeline';
+import { relabel, type Segment, sameSpeakers } from '../timeline';
 import {
   assignWindow,
   type EmbeddingClusteringOptions,
@@ -12,7 +12,7 @@ import {
   voicesHeardTogether,
 } from './embedding-clustering';
 import { relabelLongTurns } from './long-turns';
-import { Fbank, FBANK_DIMS, FRAME_SHIFT, subtractMean } from './fbank';
+import { Fbank, FBANK_DIMS, FRAME_SHIFT, segmentFeatures, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
 
 const SAMPLE_RATE = 16000;
@@ -142,25 +142,26 @@ export class NeuralDiarizer {
     // Voices the segmentation hears side by side are different people, however alike the
     // clustering finds them: that many speakers at least (within the asked bounds).
     const floor =
-      this.opts.coexistDistance > 0 ? voicesHeardTogether(byWindow(train), this.opts.coexistDistance) : 0;
+      this.opts.coexistDistance > 0
+        ? voicesHeardTogether(
+            byWindow(train).map((group) => group.map((l) => l.embedding)),
+            this.opts.coexistDistance,
+          )
+        : 0;
     const centroids = speakerCentroids(
       (train.length >= 2 ? train : locals).map((l) => l.embedding),
-      { min: Math.min(bounds.max, Math.max(bounds.min, floor)), max: bounds.max },
+      { min: clampCount(floor, bounds), max: bounds.max },
       this.clustering,
     );
     if (centroids.length === 0) return { segments: [], speakerCount: 0 };
     // Local speaker -> global cluster, distinct within a window.
     const assignment = starts.map(() => new Int32Array(LOCAL).fill(-1));
-    for (let i = 0; i < locals.length; ) {
-      let j = i;
-      while (j < locals.length && locals[j]!.window === locals[i]!.window) j++;
-      const group = locals.slice(i, j);
+    for (const group of byWindow(locals)) {
       const labels = assignWindow(
         group.map((l) => l.embedding),
         centroids,
       );
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
-      i = j;
     }
     let segments = reconstruct(starts, activity, assignment, centroids.length, samples.length);
     if (this.opts.relabelMargin >= 0 && centroids.length > 1)
@@ -177,8 +178,7 @@ export class NeuralDiarizer {
 
   /** CAM++ embedding (L2-normalised) of the audio from `start` to `end` seconds. */
   private async embedSpan(samples: Float32Array, start: number, end: number, signal?: AbortSignal) {
-    const slice = samples.subarray(Math.round(start * SAMPLE_RATE), Math.round(end * SAMPLE_RATE));
-    return normalise(await this.session.embed(subtractMean(this.fbank.compute(slice)), signal));
+    return normalise(await this.session.embed(segmentFeatures(samples, start, end, this.fbank), signal));
   }
 
   /** CAM++ embeddings of the window's local speakers, from their preferred frames (`prefer`: clean, or dominant) where there are enough. */
@@ -221,11 +221,15 @@ export class NeuralDiarizer {
   }
 }
 
-/** The embeddings of each window's local speakers, window by window. */
-function byWindow(locals: LocalSpeaker[]): Float32Array[][] {
-  const groups = new Map<number, Float32Array[]>();
-  for (const l of locals) groups.set(l.window, [...(groups.get(l.window) ?? []), l.embedding]);
-  return [...groups.values()];
+/** Local speakers grouped by window (they are made window by window, so a window's are adjacent). */
+function byWindow(locals: LocalSpeaker[]): LocalSpeaker[][] {
+  const groups: LocalSpeaker[][] = [];
+  for (const l of locals) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]!.window === l.window) last.push(l);
+    else groups.push([l]);
+  }
+  return groups;
 }
 
 /** Window starts every `step` samples, plus one aligned to the end; one (zero-padded) window for short audio. */
@@ -331,7 +335,7 @@ export function reconstruct(
     }
     const t0 = Math.max(0, frameTime(g) - SEG_STEP / 2 / SAMPLE_RATE);
     const t1 = Math.min(length / SAMPLE_RATE, frameTime(g) + SEG_STEP / 2 / SAMPLE_RATE);
-    if (current && current.speakers.join() === speakers.join()) current.end = t1;
+    if (current && sameSpeakers(current.speakers, speakers)) current.end = t1;
     else {
       if (current && current.speakers.length > 0) segments.push(current);
       current = { start: t0, end: t1, speakers };
