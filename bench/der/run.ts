@@ -2,7 +2,8 @@
 //
 //   pnpm --filter @hark/bench-der bench                 real meeting excerpts (the development set)
 //   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
-//   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF and peak RSS
+//   pnpm --filter @hark/bench-der bench -- --meetings    the excerpts of one meeting joined into one file
+//   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -20,6 +21,7 @@ import {
 } from '@hark/diarization';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
+import { clip, type EvalFile, joinMeetings } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
 
 interface Pipeline {
@@ -40,23 +42,10 @@ const pipelines = (): Pipeline[] => [
   { name: 'neural', diarizer: new NeuralDiarizer(neuralOptions) },
 ];
 
-interface EvalFile {
-  id: string;
-  audio: Audio;
-  reference: Turn[];
-  uem: [number, number];
-}
-
 function toTurns(file: string, result: DiarizationResult): Turn[] {
   return result.segments.flatMap((s) =>
     s.speakers.map((speaker) => ({ file, start: s.start, end: s.end, speaker })),
   );
-}
-
-function clip(turns: Turn[], [a, b]: [number, number]): Turn[] {
-  return turns
-    .map((t) => ({ ...t, start: Math.max(a, t.start), end: Math.min(b, t.end) }))
-    .filter((t) => t.end > t.start);
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`.padStart(6);
@@ -94,6 +83,7 @@ async function readEvalSet(dir: string): Promise<EvalFile[]> {
 }
 
 async function scoreSet(files: EvalFile[], title: string): Promise<void> {
+  const idWidth = Math.max(10, ...files.map((f) => f.id.length));
   console.log(`${title}: ${files.length} files; ${cpus().length} CPUs; load average ${load()}`);
   const rows: string[] = [];
   const summary: string[] = [];
@@ -117,19 +107,19 @@ async function scoreSet(files: EvalFile[], title: string): Promise<void> {
       add(sums.c25, e25);
       if (result.speakerCount === refCount) countsRight++;
       rows.push(
-        `${name.padEnd(8)} ${f.id.padEnd(10)} ${String(refCount).padStart(3)} ${String(result.speakerCount).padStart(3)} | ${pct(e0.der)} ${pct(rate(e0.missed, e0))} ${pct(rate(e0.falseAlarm, e0))} ${pct(rate(e0.confusion, e0))} | ${pct(e25.der)}`,
+        `${name.padEnd(8)} ${f.id.padEnd(idWidth)} ${String(refCount).padStart(3)} ${String(result.speakerCount).padStart(3)} | ${pct(e0.der)} ${pct(rate(e0.missed, e0))} ${pct(rate(e0.falseAlarm, e0))} ${pct(rate(e0.confusion, e0))} | ${pct(e25.der)}`,
       );
     }
     const { c0, c25 } = sums;
     rows.push(
-      `${name.padEnd(8)} ${'TOTAL'.padEnd(10)}         | ${pct(der(c0))} ${pct(rate(c0.missed, c0))} ${pct(rate(c0.falseAlarm, c0))} ${pct(rate(c0.confusion, c0))} | ${pct(der(c25))}`,
+      `${name.padEnd(8)} ${'TOTAL'.padEnd(idWidth)}         | ${pct(der(c0))} ${pct(rate(c0.missed, c0))} ${pct(rate(c0.falseAlarm, c0))} ${pct(rate(c0.confusion, c0))} | ${pct(der(c25))}`,
     );
     summary.push(
       `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)`,
     );
     await diarizer.close();
   }
-  console.log('\npipeline file       ref est | DER(0)   miss     FA   conf | DER(.25)');
+  console.log(`\npipeline ${'file'.padEnd(idWidth)} ref est | DER(0)   miss     FA   conf | DER(.25)`);
   for (const r of rows) console.log(r);
   console.log('');
   for (const s of summary) console.log(s);
@@ -151,19 +141,32 @@ async function espeakSet(dir: string): Promise<EvalFile[]> {
   return files;
 }
 
-/** Real speech repeated to `minutes` (the four excerpts in turn, each pass at a different gain). */
-async function longFile(evalDir: string, minutes: number): Promise<Audio> {
-  const parts = (await readEvalSet(evalDir)).map((f) => f.audio.samples);
+/**
+ * Real speech repeated to `minutes` (the excerpts in turn, each pass at a different gain), with
+ * the reference of what was joined: the same person keeps one name across the whole file.
+ */
+async function longFile(evalDir: string, minutes: number): Promise<{ audio: Audio; reference: Turn[] }> {
+  const parts = await readEvalSet(evalDir);
   const total = minutes * 60 * 16000;
   const samples = new Float32Array(total);
+  const reference: Turn[] = [];
   for (let at = 0, i = 0; at < total; i++) {
     const part = parts[i % parts.length]!;
     const gain = 0.6 + (0.4 * ((i * 7) % 5)) / 4;
-    const n = Math.min(part.length, total - at);
-    for (let j = 0; j < n; j++) samples[at + j] = part[j]! * gain;
+    const n = Math.min(part.audio.samples.length, total - at);
+    for (let j = 0; j < n; j++) samples[at + j] = part.audio.samples[j]! * gain;
+    const [offset, end] = [at / 16000, (at + n) / 16000];
+    for (const t of clip(part.reference, part.uem))
+      if (t.start + offset < end)
+        reference.push({
+          file: 'long',
+          start: t.start + offset,
+          end: Math.min(end, t.end + offset),
+          speaker: t.speaker.normalize('NFC'),
+        });
     at += n;
   }
-  return { samples, sampleRate: 16000 };
+  return { audio: { samples, sampleRate: 16000 }, reference };
 }
 
 async function main(): Promise<void> {
@@ -173,14 +176,16 @@ async function main(): Promise<void> {
   if (longAt >= 0) {
     const minutes = Number(args[longAt + 1] ?? 60);
     const which = args.includes('--classic') ? 'classic' : 'neural';
-    const audio = await longFile(evalDir, minutes);
+    const { audio, reference } = await longFile(evalDir, minutes);
     const p = pipelines().find((x) => x.name === which)!;
     const rssBefore = process.memoryUsage().rss;
     const start = performance.now();
     const result = await p.diarizer.diarizeAudio(audio, { speakers: true });
     const seconds = (performance.now() - start) / 1000;
+    const e0 = fileDer(reference, toTurns('long', result), { collar: 0 });
+    const refCount = new Set(reference.map((t) => t.speaker)).size;
     console.log(
-      `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers, ${result.segments.length} segments; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
+      `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers (reference ${refCount}), ${result.segments.length} segments; DER ${pct(e0.der).trim()} (miss ${pct(rate(e0.missed, e0)).trim()}, FA ${pct(rate(e0.falseAlarm, e0)).trim()}, confusion ${pct(rate(e0.confusion, e0)).trim()}, collar 0); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
     );
     await p.diarizer.close();
     return;
@@ -192,6 +197,11 @@ async function main(): Promise<void> {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+    return;
+  }
+  if (args.includes('--meetings')) {
+    const meetings = joinMeetings(await readEvalSet(evalDir));
+    await scoreSet(meetings, `real meeting excerpts joined by meeting (${evalDir})`);
     return;
   }
   await scoreSet(await readEvalSet(evalDir), `real meeting excerpts (${evalDir})`);
