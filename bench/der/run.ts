@@ -21,7 +21,7 @@ import {
 } from '@hark/diarization';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
-import { clip, type EvalFile, joinMeetings } from './src/eval-set';
+import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
 
 interface Pipeline {
@@ -155,15 +155,7 @@ async function longFile(evalDir: string, minutes: number): Promise<{ audio: Audi
     const gain = 0.6 + (0.4 * ((i * 7) % 5)) / 4;
     const n = Math.min(part.audio.samples.length, total - at);
     for (let j = 0; j < n; j++) samples[at + j] = part.audio.samples[j]! * gain;
-    const [offset, end] = [at / 16000, (at + n) / 16000];
-    for (const t of clip(part.reference, part.uem))
-      if (t.start + offset < end)
-        reference.push({
-          file: 'long',
-          start: t.start + offset,
-          end: Math.min(end, t.end + offset),
-          speaker: t.speaker.normalize('NFC'),
-        });
+    reference.push(...placeTurns(part, at / 16000, 'long', (at + n) / 16000));
     at += n;
   }
   return { audio: { samples, sampleRate: 16000 }, reference };

@@ -1,4 +1,4 @@
-import { type EvalFile, joinMeetings } from './eval-set';
+import { type EvalFile, joinMeetings, placeTurns } from './eval-set';
 
 const file = (id: string, seconds: number, turns: [string, number, number][]): EvalFile => ({
   id,
@@ -39,5 +39,22 @@ describe('joinMeetings', () => {
   it('refuses an excerpt scored on part of its length', () => {
     const part = { ...file('a', 2, [['X', 0, 1]]), uem: [0, 1] as [number, number] };
     expect(() => joinMeetings([part])).toThrow(/scored whole/);
+  });
+});
+
+describe('placeTurns', () => {
+  it('moves the turns inside the UEM later, cuts them at the end, names them in NFC', () => {
+    const f = {
+      ...file('x', 4, [
+        ['ME\u0301O3', 0.5, 1.5],
+        ['MEE1', 2, 3.5],
+        ['MEE1', 3.8, 4],
+      ]),
+      uem: [1, 4] as [number, number],
+    };
+    expect(placeTurns(f, 10, 'long', 13.6)).toEqual([
+      { file: 'long', start: 11, end: 11.5, speaker: 'M\u00c9O3' },
+      { file: 'long', start: 12, end: 13.5, speaker: 'MEE1' },
+    ]);
   });
 });

@@ -19,6 +19,22 @@ export function clip(turns: Turn[], [a, b]: [number, number]): Turn[] {
 }
 
 /**
+ * `f`'s reference turns inside its UEM, moved `offset` seconds later into the recording `file`,
+ * cut at `until` seconds, with speaker ids in NFC (the release spells MÉO069 both ways), so the
+ * same person has one name wherever excerpts are joined.
+ */
+export function placeTurns(f: EvalFile, offset: number, file: string, until = Infinity): Turn[] {
+  return clip(f.reference, f.uem)
+    .filter((t) => t.start + offset < until)
+    .map((t) => ({
+      file,
+      start: t.start + offset,
+      end: Math.min(until, t.end + offset),
+      speaker: t.speaker.normalize('NFC'),
+    }));
+}
+
+/**
  * Excerpts that share a participant (AMI speaker ids, compared in NFC) come from one meeting
  * series: each such group is joined end to end into one recording with one reference, so the
  * clustering must keep a person's name across minutes and across the cuts between excerpts, as in
@@ -49,14 +65,7 @@ export function joinMeetings(files: EvalFile[]): EvalFile[] {
       if (a > 0.01 || b < f.audio.samples.length / SAMPLE_RATE - 0.01)
         throw new Error(`joined excerpts are scored whole; ${f.id}'s UEM is ${a}-${b} s`);
       samples.set(f.audio.samples, at);
-      const offset = at / SAMPLE_RATE;
-      for (const t of clip(f.reference, f.uem))
-        reference.push({
-          file: id,
-          start: t.start + offset,
-          end: t.end + offset,
-          speaker: t.speaker.normalize('NFC'),
-        });
+      reference.push(...placeTurns(f, at / SAMPLE_RATE, id));
       at += f.audio.samples.length;
     }
     return { id, audio: { samples, sampleRate: SAMPLE_RATE }, reference, uem: [0, at / SAMPLE_RATE] };
