@@ -59,6 +59,12 @@ export interface NeuralDiarizerOptions {
    * Negative disables. Default 0.1.
    */
   relabelMargin?: number;
+  /**
+   * Where one voice is the likeliest class but the two-voice classes together have more than this
+   * probability, the timeline takes the likeliest two-voice class instead (the hard argmax
+   * under-counts overlap). Embeddings still come from the argmax decoding. 1 disables. Default 0.3.
+   */
+  overlapProbability?: number;
   clustering?: EmbeddingClusteringOptions;
 }
 
@@ -100,6 +106,7 @@ export class NeuralDiarizer {
       trainOn: options.trainOn ?? 'clean',
       coexistDistance: options.coexistDistance ?? 0.4,
       relabelMargin: options.relabelMargin ?? 0.1,
+      overlapProbability: options.overlapProbability ?? 0.3,
     };
     this.clustering = options.clustering ?? {};
     this.session = new NeuralSession(
@@ -121,6 +128,8 @@ export class NeuralDiarizer {
     const starts = windowStarts(samples.length, Math.round(this.opts.step * SAMPLE_RATE));
     // Per window, 589 x 3 hard activations (1 byte each: 2 MB per hour at a 2 s step).
     const activity: Uint8Array[] = [];
+    // What the timeline is rebuilt from: the argmax, with two voices where overlap is likely enough.
+    const heard: Uint8Array[] = [];
     const locals: LocalSpeaker[] = [];
     for (let b = 0; b < starts.length; b += this.opts.batch) {
       const batchStarts = starts.slice(b, b + this.opts.batch);
@@ -132,6 +141,9 @@ export class NeuralDiarizer {
         const valid = Math.min(SEG_FRAMES, frameCount(samples.length - batchStarts[i]!));
         const lp = logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7);
         activity.push(decode(lp, valid));
+        heard.push(
+          this.opts.overlapProbability < 1 ? decode(lp, valid, this.opts.overlapProbability) : activity[w]!,
+        );
         const prefer =
           this.opts.embedFrames === 'dominant' ? dominant(lp, activity[w]!) : alone(activity[w]!);
         locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, prefer, signal)));
@@ -163,7 +175,7 @@ export class NeuralDiarizer {
       );
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
     }
-    let segments = reconstruct(starts, activity, assignment, centroids.length, samples.length);
+    let segments = reconstruct(starts, heard, assignment, centroids.length, samples.length);
     if (this.opts.relabelMargin >= 0 && centroids.length > 1)
       segments = await relabelLongTurns(segments, centroids, this.opts.relabelMargin, (start, end) =>
         this.embedSpan(samples, start, end, signal),
@@ -246,12 +258,25 @@ function frameCount(samples: number): number {
   return Math.max(0, Math.ceil(samples / SEG_STEP));
 }
 
-/** Hard powerset decoding: argmax class per frame -> 0/1 activity of the 3 local speakers. */
-export function decode(logProbs: Float32Array, validFrames: number): Uint8Array {
+/**
+ * Hard powerset decoding: argmax class per frame -> 0/1 activity of the 3 local speakers. With
+ * `overlap` under 1, a frame whose argmax is one voice takes the likeliest two-voice class when
+ * the three two-voice classes together have more than `overlap` probability.
+ */
+export function decode(logProbs: Float32Array, validFrames: number, overlap = 1): Uint8Array {
   const act = new Uint8Array(SEG_FRAMES * LOCAL);
   for (let f = 0; f < validFrames; f++) {
     let best = 0;
     for (let c = 1; c < 7; c++) if (logProbs[f * 7 + c]! > logProbs[f * 7 + best]!) best = c;
+    if (best >= 1 && best <= 3 && overlap < 1) {
+      let pair = 4;
+      let mass = 0;
+      for (let c = 4; c < 7; c++) {
+        mass += Math.exp(logProbs[f * 7 + c]!);
+        if (logProbs[f * 7 + c]! > logProbs[f * 7 + pair]!) pair = c;
+      }
+      if (mass > overlap) best = pair;
+    }
     for (const s of POWERSET[best]!) act[f * LOCAL + s] = 1;
   }
   return act;

@@ -44,6 +44,36 @@ describe('neural pipeline parts', () => {
     ).toEqual(new Array(FRAMES * 3 - 30).fill(0));
   });
 
+  it('takes two voices where the two-voice classes together pass the overlap probability', () => {
+    // Frames 0-9: {A} 0.5, {A,B} 0.2, {B,C} 0.15 (overlap mass 0.35); 10-19: {A} 0.5, {A,B} 0.25
+    // (mass 0.25); 20-29: silence 0.5, {A,B} 0.4 (silence stays silence); 30-39: {B,C} argmax.
+    const lp = new Float32Array(FRAMES * 7).fill(Math.log(1e-4));
+    const set = (from: number, to: number, probs: Record<number, number>) => {
+      for (let f = from; f < to; f++)
+        for (const [c, p] of Object.entries(probs)) lp[f * 7 + Number(c)] = Math.log(p);
+    };
+    set(0, 10, { 1: 0.5, 4: 0.2, 6: 0.15 });
+    set(10, 20, { 1: 0.5, 4: 0.25 });
+    set(20, 30, { 0: 0.5, 4: 0.4 });
+    set(30, 40, { 6: 0.9 });
+    const at = (act: Uint8Array, f: number) => Array.from(act.subarray(f * 3, f * 3 + 3));
+    const soft = decode(lp, 40, 0.3);
+    expect([5, 15, 25, 35].map((f) => at(soft, f))).toEqual([
+      [1, 1, 0],
+      [1, 0, 0],
+      [0, 0, 0],
+      [0, 1, 1],
+    ]);
+    // 1 is the plain argmax.
+    const hard = decode(lp, 40, 1);
+    expect([5, 15, 25, 35].map((f) => at(hard, f))).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+      [0, 0, 0],
+      [0, 1, 1],
+    ]);
+  });
+
   it('dominant frames: a speaker alone, or in a two-speaker frame the likelier of the two alone', () => {
     // Frames 0-9: A alone; 10-19: A+B with {B} likelier than {A}; 20-29: A+B with {A} likelier;
     // 30-39: B+C with {B} and {C} equally likely (ties go to the first); 40-49: silence.
