@@ -126,9 +126,10 @@ export class NeuralDiarizer {
     signal?.throwIfAborted();
     const samples = audio.samples;
     const starts = windowStarts(samples.length, Math.round(this.opts.step * SAMPLE_RATE));
-    // Per window, 589 x 3 hard activations (1 byte each: 2 MB per hour at a 2 s step).
+    // Per window, 589 x 3 hard activations (1 byte each: 2 MB per hour at a 2 s step): the argmax,
+    // which the embeddings use, and what the timeline is rebuilt from (the argmax, with two voices
+    // where overlap is likely enough; the same array when `overlapProbability` is 1).
     const activity: Uint8Array[] = [];
-    // What the timeline is rebuilt from: the argmax, with two voices where overlap is likely enough.
     const heard: Uint8Array[] = [];
     const locals: LocalSpeaker[] = [];
     for (let b = 0; b < starts.length; b += this.opts.batch) {
