@@ -8,34 +8,46 @@ export interface Readiness {
   redis: boolean;
 }
 
-/** GET /readyz: whether Postgres and Redis answer (each within 2 s). */
+/** GET /readyz: whether Postgres and Redis answer (each within `timeoutMs`, 2 s by default). */
 export class ReadinessService {
   constructor(
     private readonly db: Db,
     private readonly redis: Redis,
+    private readonly timeoutMs = 2000,
   ) {}
 
   /** `log`: where a failed check is reported (the request's logger). */
   async check(log: Logger): Promise<Readiness> {
-    const check = async (fn: () => Promise<unknown>): Promise<boolean> => {
-      try {
-        await Promise.race([
-          fn(),
-          new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000)),
-        ]);
-        return true;
-      } catch (err) {
-        log.warn({ err }, 'readiness check failed');
-        return false;
-      }
-    };
     const [postgres, redis] = await Promise.all([
-      check(() => this.db.$queryRaw`SELECT 1`),
-      check(async () => {
-        if (this.redis.status !== 'ready') await once(this.redis, 'ready');
+      this.answers(log, () => this.db.$queryRaw`SELECT 1`),
+      this.answers(log, async (signal) => {
+        // Through a Redis outage probes keep coming: the wait for 'ready' ends with the probe,
+        // so no listener is left behind per probe.
+        if (this.redis.status !== 'ready') await once(this.redis, 'ready', { signal });
         return this.redis.ping();
       }),
     ]);
     return { postgres, redis };
+  }
+
+  /** Whether `fn` settles successfully within the timeout; the timer and `signal` end with the check. */
+  private async answers(log: Logger, fn: (signal: AbortSignal) => Promise<unknown>): Promise<boolean> {
+    const done = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        fn(done.signal),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), this.timeoutMs);
+        }),
+      ]);
+      return true;
+    } catch (err) {
+      log.warn({ err }, 'readiness check failed');
+      return false;
+    } finally {
+      clearTimeout(timer);
+      done.abort();
+    }
   }
 }
