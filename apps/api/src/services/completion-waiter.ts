@@ -53,6 +53,8 @@ export class CompletionWaiter {
   async close(): Promise<void> {
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.waiters.clear();
-    await this.subscriber.quit().catch(() => undefined);
+    // quit() can fail (no connection yet, and no offline queue) after starting to connect: a
+    // client left like that would hold its socket open, so it is disconnected instead.
+    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
   }
 }
