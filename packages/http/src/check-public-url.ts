@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { assertAllowedTarget } from './guard';
 import { isPublicAddress } from './public-address';
+import { withTimeout } from './with-timeout';
 
 /** Why a URL was refused; the API maps any of them to `webhook_url_invalid`. */
 export type UrlRefusal =
@@ -73,22 +74,10 @@ export async function checkPublicUrl(
 
   let addresses: string[];
   try {
-    addresses = await withTimeout(resolve(parsed.hostname), dnsTimeoutMs);
+    addresses = await withTimeout(resolve(parsed.hostname), dnsTimeoutMs, 'DNS lookup');
   } catch {
     return { ok: false, reason: 'dns_failed' };
   }
   if (addresses.length === 0) return { ok: false, reason: 'dns_failed' };
   return addresses.every(isPublicAddress) ? { ok: true } : { ok: false, reason: 'non_public_address' };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

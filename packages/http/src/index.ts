@@ -11,3 +11,4 @@ export { AddressBlockedError, assertAllowedTarget, createGuardedLookup, type Add
 export { classifyFailure, describeFailure, type FailureKind } from './failure';
 export { downloadToFile, DownloadError, type DownloadErrorCode, type DownloadOptions } from './download';
 export { postJson, RESPONSE_READ_LIMIT, type PostJsonOptions, type PostJsonResult } from './post-json';
+export { withTimeout } from './with-timeout';

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Db } from '@hark/db';
+import { withTimeout } from '@hark/http';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 
@@ -30,23 +31,16 @@ export class ReadinessService {
     return { postgres, redis };
   }
 
-  /** Whether `fn` settles successfully within the timeout; the timer and `signal` end with the check. */
+  /** Whether `fn` settles successfully within the timeout; its `signal` ends with the check. */
   private async answers(log: Logger, fn: (signal: AbortSignal) => Promise<unknown>): Promise<boolean> {
     const done = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        fn(done.signal),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timeout')), this.timeoutMs);
-        }),
-      ]);
+      await withTimeout(fn(done.signal), this.timeoutMs, 'readiness check');
       return true;
     } catch (err) {
       log.warn({ err }, 'readiness check failed');
       return false;
     } finally {
-      clearTimeout(timer);
       done.abort();
     }
   }

@@ -57,21 +57,22 @@ describe('neural pipeline parts', () => {
     set(20, 30, { 0: 0.5, 4: 0.4 });
     set(30, 40, { 6: 0.9 });
     const at = (act: Uint8Array, f: number) => Array.from(act.subarray(f * 3, f * 3 + 3));
-    const soft = decode(lp, 40, 0.3);
-    expect([5, 15, 25, 35].map((f) => at(soft, f))).toEqual([
-      [1, 1, 0],
-      [1, 0, 0],
-      [0, 0, 0],
-      [0, 1, 1],
-    ]);
+    const frames = (act: Uint8Array) => [5, 15, 25, 35].map((f) => at(act, f));
     // 1 is the plain argmax.
-    const hard = decode(lp, 40, 1);
-    expect([5, 15, 25, 35].map((f) => at(hard, f))).toEqual([
-      [1, 0, 0],
-      [1, 0, 0],
-      [0, 0, 0],
-      [0, 1, 1],
-    ]);
+    expect({ soft: frames(decode(lp, 40, 0.3)), hard: frames(decode(lp, 40, 1)) }).toEqual({
+      soft: [
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+        [0, 1, 1],
+      ],
+      hard: [
+        [1, 0, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+        [0, 1, 1],
+      ],
+    });
   });
 
   it('dominant frames: a speaker alone, or in a two-speaker frame the likelier of the two alone', () => {
