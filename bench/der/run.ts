@@ -4,6 +4,8 @@
 //   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
 //   pnpm --filter @hark/bench-der bench -- --meetings    the excerpts of one meeting joined into one file
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
+//   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
+//                                                       whisper.cpp's words, labelled as the worker does
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -15,14 +17,17 @@ import {
   type Audio,
   createDiarizer,
   type DiarizationResult,
+  labelWords,
   NeuralDiarizer,
   type NeuralDiarizerOptions,
   readWav,
 } from '@hark/diarization';
+import { type TimedWord, WhisperEngine } from '@hark/media';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
+import { scoreWords, type WordScore } from './src/word-speakers';
 
 interface Pipeline {
   name: string;
@@ -65,15 +70,16 @@ function add(sum: Sum, r: Sum): void {
 const rate = (x: number, r: Sum): number => (r.total > 0 ? x / r.total : 0);
 const der = (r: Sum): number => rate(r.missed + r.falseAlarm + r.confusion, r);
 
-async function readEvalSet(dir: string): Promise<EvalFile[]> {
+async function readEvalSet(dir: string): Promise<(EvalFile & { wavPath: string })[]> {
   const manifest = (await readFile(join(dir, 'manifest.tsv'), 'utf8')).trim().split('\n').slice(1);
-  const files: EvalFile[] = [];
+  const files: (EvalFile & { wavPath: string })[] = [];
   for (const line of manifest) {
     const [wav, , , , , rttm, uem] = line.split('\t');
     const id = wav!.replace(/\.wav$/, '');
     const [, , a, b] = (await readFile(join(dir, uem!), 'utf8')).trim().split(/\s+/);
     files.push({
       id,
+      wavPath: join(dir, wav!),
       audio: await readWav(join(dir, wav!)),
       reference: await readRttm(join(dir, rttm!)),
       uem: [Number(a), Number(b)],
@@ -82,17 +88,48 @@ async function readEvalSet(dir: string): Promise<EvalFile[]> {
   return files;
 }
 
-async function scoreSet(files: EvalFile[], title: string): Promise<void> {
+/**
+ * The words whisper.cpp gives each file, as the worker runs it (whisper-cli from
+ * HARK_WHISPER_BIN, default <repo>/.hark/whisper/bin/whisper-cli; ggml-base.bin from the models
+ * folder; the worker's decoding; English), only those whose middle falls in the file's UEM.
+ */
+async function transcribeSet(files: (EvalFile & { wavPath: string })[]): Promise<Map<string, TimedWord[]>> {
+  const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
+  const engine = new WhisperEngine({
+    binaryPath: process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli'),
+    modelPath: join(models, 'ggml-base.bin'),
+    threads: Math.min(2, cpus().length),
+    modelName: 'whisper-base',
+  });
+  const out = new Map<string, TimedWord[]>();
+  for (const f of files) {
+    const { words } = await engine.transcribe({ wavPath: f.wavPath, language: 'en' });
+    const [a, b] = f.uem;
+    out.set(
+      f.id,
+      words.filter((w) => (w.start + w.end) / 2 >= a && (w.start + w.end) / 2 <= b),
+    );
+  }
+  return out;
+}
+
+async function scoreSet(
+  files: EvalFile[],
+  title: string,
+  words: Map<string, TimedWord[]> | null = null,
+): Promise<void> {
   const idWidth = Math.max(10, ...files.map((f) => f.id.length));
   console.log(`${title}: ${files.length} files; ${cpus().length} CPUs; load average ${load()}`);
   const rows: string[] = [];
   const summary: string[] = [];
+  const wordRows: string[] = [];
   for (const { name, diarizer } of pipelines()) {
     await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
     const sums = { c0: zero(), c25: zero() };
     let audioSeconds = 0;
     let seconds = 0;
     let countsRight = 0;
+    const wordSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
@@ -106,6 +143,12 @@ async function scoreSet(files: EvalFile[], title: string): Promise<void> {
       add(sums.c0, e0);
       add(sums.c25, e25);
       if (result.speakerCount === refCount) countsRight++;
+      const fileWords = words?.get(f.id);
+      if (fileWords) {
+        const w = scoreWords(labelWords(fileWords, result.segments), ref, e0.mapping);
+        for (const k of ['words', 'scored', 'wrong', 'outside'] as const) wordSum[k] += w[k];
+        wordRows.push(wordRow(name, f.id, idWidth, w));
+      }
       rows.push(
         `${name.padEnd(8)} ${f.id.padEnd(idWidth)} ${String(refCount).padStart(3)} ${String(result.speakerCount).padStart(3)} | ${pct(e0.der)} ${pct(rate(e0.missed, e0))} ${pct(rate(e0.falseAlarm, e0))} ${pct(rate(e0.confusion, e0))} | ${pct(e25.der)}`,
       );
@@ -114,16 +157,27 @@ async function scoreSet(files: EvalFile[], title: string): Promise<void> {
     rows.push(
       `${name.padEnd(8)} ${'TOTAL'.padEnd(idWidth)}         | ${pct(der(c0))} ${pct(rate(c0.missed, c0))} ${pct(rate(c0.falseAlarm, c0))} ${pct(rate(c0.confusion, c0))} | ${pct(der(c25))}`,
     );
+    const wordTotal = { ...wordSum, wder: wordSum.scored > 0 ? wordSum.wrong / wordSum.scored : 0 };
+    if (words) wordRows.push(wordRow(name, 'TOTAL', idWidth, wordTotal));
     summary.push(
-      `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)`,
+      `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
     );
     await diarizer.close();
   }
   console.log(`\npipeline ${'file'.padEnd(idWidth)} ref est | DER(0)   miss     FA   conf | DER(.25)`);
   for (const r of rows) console.log(r);
+  if (words) {
+    console.log(`\npipeline ${'file'.padEnd(idWidth)} words scored outside wrong |   WDER`);
+    for (const r of wordRows) console.log(r);
+  }
   console.log('');
   for (const s of summary) console.log(s);
   console.log(`load average after: ${load()}`);
+}
+
+function wordRow(name: string, id: string, idWidth: number, w: WordScore): string {
+  const n = (x: number, width: number) => String(x).padStart(width);
+  return `${name.padEnd(8)} ${id.padEnd(idWidth)} ${n(w.words, 5)} ${n(w.scored, 6)} ${n(w.outside, 7)} ${n(w.wrong, 5)} | ${pct(w.wder)}`;
 }
 
 async function espeakSet(dir: string): Promise<EvalFile[]> {
@@ -165,6 +219,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(__dirname, '../../../shared/eval/diar');
   const longAt = args.indexOf('--long');
+  if (args.includes('--words') && (longAt >= 0 || args.includes('--meetings') || args.includes('--espeak')))
+    throw new Error('--words scores the excerpts one by one: leave out --long, --meetings and --espeak');
   if (longAt >= 0) {
     const minutes = Number(args[longAt + 1] ?? 60);
     const which = args.includes('--classic') ? 'classic' : 'neural';
@@ -196,7 +252,9 @@ async function main(): Promise<void> {
     await scoreSet(meetings, `real meeting excerpts joined by meeting (${evalDir})`);
     return;
   }
-  await scoreSet(await readEvalSet(evalDir), `real meeting excerpts (${evalDir})`);
+  const files = await readEvalSet(evalDir);
+  const words = args.includes('--words') ? await transcribeSet(files) : null;
+  await scoreSet(files, `real meeting excerpts (${evalDir})`, words);
 }
 
 main().catch((err: unknown) => {
