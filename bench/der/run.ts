@@ -12,7 +12,7 @@
 // (model loading excluded), 2 onnxruntime threads. Models: HARK_MODELS_DIR (default ../shared/models).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   type Audio,
   createDiarizer,
@@ -22,7 +22,7 @@ import {
   type NeuralDiarizerOptions,
   readWav,
 } from '@hark/diarization';
-import { type TimedWord, WhisperEngine } from '@hark/media';
+import { prepareModel, type TimedWord, WhisperEngine } from '@hark/media';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
@@ -89,15 +89,24 @@ async function readEvalSet(dir: string): Promise<(EvalFile & { wavPath: string }
 }
 
 /**
- * The words whisper.cpp gives each file, as the worker runs it (whisper-cli from
- * HARK_WHISPER_BIN, default <repo>/.hark/whisper/bin/whisper-cli; ggml-base.bin from the models
- * folder; the worker's decoding; English), only those whose middle falls in the file's UEM.
+ * The words whisper.cpp gives each file, as the worker runs it: whisper-cli from HARK_WHISPER_BIN
+ * (default <repo>/.hark/whisper/bin/whisper-cli), ggml-base.bin from the models folder quantised
+ * to q8_0 by the worker's own `prepareModel` (kept in .hark/models), the worker's decoding,
+ * English; only the words whose middle falls in the file's UEM.
  */
 async function transcribeSet(files: (EvalFile & { wavPath: string })[]): Promise<Map<string, TimedWord[]>> {
   const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
-  const engine = new WhisperEngine({
-    binaryPath: process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli'),
+  const binaryPath =
+    process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli');
+  const model = await prepareModel({
     modelPath: join(models, 'ggml-base.bin'),
+    quantize: 'q8_0',
+    quantizeBin: join(dirname(binaryPath), 'whisper-quantize'),
+    cacheDir: resolve(__dirname, '../../.hark/models'),
+  });
+  const engine = new WhisperEngine({
+    binaryPath,
+    modelPath: model.path,
     threads: Math.min(2, cpus().length),
     modelName: 'whisper-base',
   });
