@@ -34,6 +34,7 @@ export {
   type TranscribeInput,
   type WhisperEngineOptions,
   type WhisperTask,
+  type WordTimestamps,
 } from './whisper';
 export {
   parseWhisperJson,
@@ -49,6 +50,7 @@ export {
   type Glossary,
 } from './glossary';
 export { type TimedWord } from './words';
+export { dtwPreset, dtwPresetFor, readModelHeader, type ModelHeader } from './dtw-preset';
 export {
   QUANTIZE_TYPES,
   prepareModel,

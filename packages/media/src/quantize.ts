@@ -1,5 +1,6 @@
-import { open, rename, rm, stat, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { readModelHeader } from './dtw-preset';
 import { runProcess, type RunProcess } from './process-runner';
 
 /** whisper-quantize types the worker accepts; `off` runs the model as it is. */
@@ -63,17 +64,7 @@ export async function prepareModel(options: PrepareModelOptions): Promise<Prepar
   return { path: out, outcome: 'made' };
 }
 
-/** The `ftype` field of a ggml whisper model: the 11th int32 after the magic, at byte 44 (whisper.cpp `whisper_model_load`); `% 1000` drops the quantisation version. */
+/** The `ftype` field of a ggml whisper model (0 f32, 1 f16, else quantised). */
 export async function readModelFtype(modelPath: string): Promise<number> {
-  const file = await open(modelPath, 'r');
-  try {
-    const header = Buffer.alloc(48);
-    const { bytesRead } = await file.read(header, 0, 48, 0);
-    if (bytesRead < 48 || header.readUInt32LE(0) !== 0x67676d6c) {
-      throw new Error(`${modelPath} is not a ggml model`);
-    }
-    return header.readInt32LE(44) % 1000;
-  } finally {
-    await file.close();
-  }
+  return (await readModelHeader(modelPath)).ftype;
 }

@@ -49,6 +49,37 @@ describe('parseWhisperJson', () => {
     expect(result.words.some((w) => w.text.includes('[_'))).toBe(false);
   });
 
+  it('times words by their DTW token times when every text token has one (whisper-cli -dtw)', () => {
+    // A real file: whisper-cli -dtw base (flash attention on: scripts/whisper-patches/0004), ggml-base q8_0, jfk.wav.
+    const { words } = parseWhisperJson(fixture('whisper-full-jfk.dtw.ojf.txt'));
+    expect(words.map((w) => w.text).join(' ')).toBe(
+      'And so my fellow Americans ask not what your country can do for you, ask what you can do for your country.',
+    );
+    // A word ends at its last text token's t_dtw and starts where the word before it ended...
+    expect(words.slice(0, 5)).toEqual([
+      { start: 0, end: 0.54, text: 'And' },
+      { start: 0.54, end: 0.86, text: 'so' },
+      { start: 0.86, end: 1.2, text: 'my' },
+      { start: 1.2, end: 1.6, text: 'fellow' },
+      // ...at most twice the median word length (0.34 s here) before its end.
+      { start: 1.64, end: 2.32, text: 'Americans' },
+    ]);
+    // The first "ask" follows the pause after "Americans": its start is the cap, not 2.32.
+    expect(words[5]).toEqual({ start: 3.14, end: 3.82, text: 'ask' });
+    // "," (t_dtw 8.46, in the pause) joins "you" without stretching it.
+    expect(words[13]).toEqual({ start: 7.08, end: 7.28, text: 'you,' });
+    for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+  });
+
+  it('keeps token timestamps when any text token lacks a DTW time (t_dtw -1: -dtw not given)', () => {
+    const plain = parseWhisperJson(fixture('whisper-full-jfk.en.ojf.txt'));
+    expect(plain.words[0]).toEqual({ start: 0, end: 0.32, text: 'And' });
+    const doc = JSON.parse(fixture('whisper-full-jfk.dtw.ojf.txt'));
+    doc.transcription[0].tokens.find((t: { text: string }) => t.text === ' so').t_dtw = -1;
+    const mixed = parseWhisperJson(doc);
+    expect(mixed.words[0]).toEqual({ start: 0.32, end: 0.4, text: 'And' });
+  });
+
   it('reports the detected language and keeps multi-byte text and escaped quotes', () => {
     const result = parseWhisperJson(fixture('whisper-full-two-segments.de.ojf.txt'));
 

@@ -12,6 +12,12 @@ import { wordsToText, type TimedWord } from './words';
  *
  * Token `offsets` are present only when the engine timed the token (always with -ojf, which turns
  * token timestamps on). Special tokens are written as `[_BEG_]`, `[_TT_123]`, `[_EOT_]`, ...
+ *
+ * With `-dtw <model>` every text token also carries `t_dtw` (centiseconds, -1 without DTW): where
+ * the alignment heads' cross-attention, aligned by dynamic time warping (OpenAI's word timestamps),
+ * puts the token's end. Token `offsets` come from the timestamp tokens the decoder writes and
+ * spread a window's words over its silences too; DTW times follow the speech, so words take them
+ * whenever every text token of the file has one.
  */
 export interface WhisperSegment {
   start: number;
@@ -44,6 +50,7 @@ interface RawToken {
   offsets?: RawOffsets;
   id?: number;
   p?: number | null;
+  t_dtw?: number;
 }
 interface RawSegment {
   text: string;
@@ -65,14 +72,17 @@ export function parseWhisperJson(input: unknown): WhisperResult {
     throw new WhisperOutputError('whisper output has no transcription array');
 
   const segments: WhisperSegment[] = [];
-  const words: TimedWord[] = [];
+  const raws: RawSegment[] = [];
   for (const [i, raw] of transcription.entries()) {
     if (!isSegment(raw)) throw new WhisperOutputError(`whisper output segment ${i} is malformed`);
+    raws.push(raw);
     const text = collapse(raw.text.replace(NON_SPEECH, ' '));
     if (HAS_SPEECH.test(text))
       segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text, ...segmentTokens(raw) });
-    words.push(...segmentWords(raw));
   }
+  const words = hasDtwTimes(raws)
+    ? cleanWords(dtwWords(raws))
+    : raws.flatMap((r) => cleanWords(segmentWords(r)));
   const text = words.length > 0 ? wordsToText(words) : segments.map((s) => s.text).join(' ');
   return { language, words, segments, text };
 }
@@ -115,7 +125,57 @@ function segmentWords(segment: RawSegment): TimedWord[] {
     }
   }
   flush();
-  return cleanWords(words);
+  return words;
+}
+
+const textTokens = (segments: RawSegment[]): RawToken[] =>
+  segments.flatMap((s) => (s.tokens ?? []).filter((t) => !SPECIAL_TOKEN.test(t.text)));
+
+/** True when every text token has a DTW time (the engine ran with `-dtw`) and there is one. */
+function hasDtwTimes(segments: RawSegment[]): boolean {
+  const tokens = textTokens(segments);
+  return tokens.length > 0 && tokens.every((t) => typeof t.t_dtw === 'number' && t.t_dtw >= 0);
+}
+
+/**
+ * Words from DTW token times across the whole file. A word ends at the DTW time of its last token
+ * that holds a letter or digit (a `,` or `.` is aligned into the pause after the word and would
+ * stretch it) and starts where the word before it ended. After a pause that start is far too
+ * early, so, as OpenAI's and faster-whisper's word timestamps do, a word is at most twice the
+ * median word length (the median taken at most 0.7 s) long. Times never run backwards.
+ */
+function dtwWords(segments: RawSegment[]): TimedWord[] {
+  const raw: { text: string; start: number; end: number }[] = [];
+  let current: { text: string; end: number } | null = null;
+  let previousEnd = 0;
+  const flush = () => {
+    const text = collapse(current?.text ?? '');
+    if (current && text) {
+      raw.push({ text, start: previousEnd, end: current.end });
+      previousEnd = current.end;
+    }
+    current = null;
+  };
+  for (const token of textTokens(segments)) {
+    const at = Math.max(previousEnd, (token.t_dtw as number) * 10);
+    if (current === null || /^\s/.test(token.text)) {
+      flush();
+      current = { text: token.text, end: at };
+    } else {
+      current.text += token.text;
+      if (HAS_SPEECH.test(token.text)) current.end = Math.max(current.end, at);
+    }
+  }
+  flush();
+  const longest = 2 * Math.min(700, median(raw.map((w) => w.end - w.start).filter((d) => d > 0)) ?? 700);
+  return raw.map((w) => ({ text: w.text, start: ms(Math.max(w.start, w.end - longest)), end: ms(w.end) }));
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Speaker-turn markers (`>>`) and music symbols whisper writes for non-speech, wherever they stand in a word. */

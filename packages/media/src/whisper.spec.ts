@@ -209,6 +209,33 @@ describe('WhisperEngine', () => {
     expect(args.slice(6, args.indexOf('-ojf'))).toEqual(['-l', 'auto', ...decodingArgs(DEFAULT_DECODING)]);
   });
 
+  it('asks for DTW word timestamps only when the model has a preset', async () => {
+    const withPreset = fakeRun(jfk);
+    const e = new WhisperEngine({
+      binaryPath: '/opt/whisper-cli',
+      modelPath: '/models/base.bin',
+      threads: 2,
+      modelName: 'whisper-base',
+      dtwPreset: 'base',
+      run: withPreset.run,
+    });
+    expect(e.dtwAvailable).toBe(true);
+    await e.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'dtw' });
+    await e.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'tokens' });
+    await e.transcribe({ wavPath: '/tmp/a.wav' });
+    const [dtw, tokens, plain] = withPreset.calls.map((c) => c.args);
+    expect(dtw!.slice(dtw!.indexOf('-dtw'), dtw!.indexOf('-dtw') + 2)).toEqual(['-dtw', 'base']);
+    expect(dtw).not.toContain('-nfa');
+    expect(dtw!.indexOf('-dtw')).toBeLessThan(dtw!.indexOf('-ojf'));
+    for (const args of [tokens!, plain!]) expect(args.some((a) => a === '-dtw' || a === '-nfa')).toBe(false);
+
+    const noPreset = fakeRun(jfk);
+    const bare = engine(noPreset.run);
+    expect(bare.dtwAvailable).toBe(false);
+    await bare.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'dtw' });
+    expect(noPreset.calls[0]!.args.some((a) => a === '-dtw' || a === '-nfa')).toBe(false);
+  });
+
   it('exposes the model name', () => {
     expect(engine(fakeRun(jfk).run).modelName).toBe('whisper-base');
   });

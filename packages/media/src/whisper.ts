@@ -27,7 +27,21 @@ export interface WhisperEngineOptions {
    * (see bench/engine/README.md for why). The engine applies the running task's set as given.
    */
   decoding?: { [T in WhisperTask]?: Partial<DecodingOptions> };
+  /**
+   * The model's `-dtw` preset (`dtwPreset(modelPath)`), which DTW word timestamps need; null or
+   * absent: a transcription that asks for them gets token timestamps instead.
+   */
+  dtwPreset?: string | null;
 }
+
+/**
+ * How words are timed. `tokens`: the decoder's timestamp tokens, spread over each 30 s window
+ * (they put words into silences a window holds). `dtw`: OpenAI's word timestamps, the alignment
+ * heads' cross-attention aligned by dynamic time warping (`-dtw`), close to the speech. Upstream
+ * whisper.cpp computes them only without flash attention; scripts/whisper-patches/0004 computes
+ * the heads' weights beside flash attention in the one decoder pass per window that saves them.
+ */
+export type WordTimestamps = 'tokens' | 'dtw';
 
 /** What whisper-cli is asked for: text in the spoken language, or English (`--translate`). */
 export type WhisperTask = 'transcribe' | 'translate';
@@ -89,6 +103,8 @@ export interface TranscribeInput {
   prompt?: string | null;
   /** Sampling temperature 0 to 1 (`--temperature`); the engine still falls back upwards. Default the engine's (0). */
   temperature?: number | null;
+  /** How words are timed; `dtw` needs the engine's `dtwPreset`. Default `tokens`. */
+  wordTimestamps?: WordTimestamps;
   signal?: AbortSignal;
 }
 
@@ -116,6 +132,7 @@ export class WhisperEngine {
     task = 'transcribe',
     prompt,
     temperature,
+    wordTimestamps = 'tokens',
     signal,
   }: TranscribeInput): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
@@ -130,7 +147,8 @@ export class WhisperEngine {
       prompt ? ['--prompt', prompt] : [],
       temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
       decodingArgs(decoding),
-      // Full JSON turns token timestamps on; the words are built from them.
+      this.dtwArgs(wordTimestamps),
+      // Full JSON turns token timestamps on; the words are built from them (or their DTW times).
       ['-ojf', '-of', outPrefix],
     ].flat();
     try {
@@ -173,6 +191,16 @@ export class WhisperEngine {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /** Whether `wordTimestamps: 'dtw'` is honoured (the model has a `-dtw` preset). */
+  get dtwAvailable(): boolean {
+    return Boolean(this.options.dtwPreset);
+  }
+
+  private dtwArgs(wordTimestamps: WordTimestamps): string[] {
+    const preset = this.options.dtwPreset;
+    return wordTimestamps === 'dtw' && preset ? ['-dtw', preset] : [];
   }
 }
 
