@@ -96,6 +96,25 @@ describe('the real base model through the API', () => {
     expect(models).toContain('ggml-base-q8_0.bin');
   });
 
+  it('jfk.wav with speakers: words timed by DTW, so each ends where its speech does', async () => {
+    // jfk.wav's level (50 ms frames): "ask" 3.25-3.65 s, "not" 3.95-4.25 s, silence to 5.35 s,
+    // "what" 5.40-5.55 s. Token timestamps spread the window's words over the silences ("what"
+    // from 4.24 s); DTW word timestamps (WHISPER_WORD_TIMESTAMPS=auto with speakers) end each
+    // word at its speech.
+    const t = await transcribe(testAudio.jfkWav, { speakers: true });
+    expect(t).toMatchObject({ status: 'done', language: 'en', speakerCount: 1 });
+    const words = t.words as (Word & { speaker: string })[];
+    expectCleanWords(words, 11);
+    for (let i = 1; i < words.length; i++) expect(words[i]!.start).toBeGreaterThanOrEqual(words[i - 1]!.end);
+    const ask = words.find((w) => plain(w.text) === 'ask')!;
+    const what = words.find((w) => plain(w.text) === 'what')!;
+    expect(ask.end).toBeGreaterThan(3.5);
+    expect(ask.end).toBeLessThan(4.0);
+    expect(what.end).toBeGreaterThan(5.35);
+    expect(what.end).toBeLessThan(5.8);
+    expect(new Set(words.map((w) => w.speaker))).toEqual(new Set(['A']));
+  });
+
   it('speech-60s.wav with speakers: words, utterances and text free of `>>`', async () => {
     const t = await transcribe(testAudio.speech60Wav, { speakers: true });
     expect(t).toMatchObject({ status: 'done', language: 'en', durationSeconds: 60 });

@@ -74,6 +74,17 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);
   });
 
+  it('times words by DTW for transcripts with speakers by default (auto); dtw or tokens on request', () => {
+    expect(loadWorkerConfig(base).whisper.wordTimestamps).toBe('auto');
+    expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'dtw' }).whisper.wordTimestamps).toBe('dtw');
+    expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'tokens' }).whisper.wordTimestamps).toBe(
+      'tokens',
+    );
+    expect(() => loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'words' })).toThrow(
+      /WHISPER_WORD_TIMESTAMPS/,
+    );
+  });
+
   it('picks the diarizer: neural by default, classic on request; models from HARK_MODELS_DIR', () => {
     const c = loadWorkerConfig(base);
     expect(c.diarizer.kind).toBe('neural');

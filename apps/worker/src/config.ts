@@ -49,7 +49,18 @@ export interface WhisperConfig {
    * transcription only: translation always encodes whole windows. Defaults: `DEFAULT_DECODING`.
    */
   decoding: TaskDecoding;
+  /**
+   * `WHISPER_WORD_TIMESTAMPS`: how words are timed. `auto` (default): DTW for transcripts with
+   * speakers, whose labels go by each word's time, token timestamps otherwise (DTW adds a decoder
+   * pass per 30 s window); `dtw`: always; `tokens`: never. See bench/der/README.md "Word labels".
+   */
+  wordTimestamps: WordTimestampPolicy;
+  /** The model's `-dtw` preset, read from its header at start (main.ts); null: none, tokens only. */
+  dtwPreset?: string | null;
 }
+
+export const WORD_TIMESTAMP_POLICIES = ['auto', 'dtw', 'tokens'] as const;
+export type WordTimestampPolicy = (typeof WORD_TIMESTAMP_POLICIES)[number];
 
 export interface QueueTuning {
   /** `HARK_WORKER_CONCURRENCY`: jobs one process runs at once. Default 1. */
@@ -145,6 +156,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       quantizeBin: str(env, 'WHISPER_QUANTIZE_BIN', path.join(path.dirname(binaryPath), 'whisper-quantize')),
       modelCacheDir: path.resolve(str(env, 'HARK_MODEL_CACHE_DIR', path.join(tmpDir, 'models'))),
       decoding: taskDecoding(env),
+      wordTimestamps: oneOf(env, 'WHISPER_WORD_TIMESTAMPS', WORD_TIMESTAMP_POLICIES, 'auto'),
     },
     diarizer: {
       kind: oneOf(env, 'HARK_DIARIZER', ['neural', 'classic'] as const, 'neural'),

@@ -3,7 +3,7 @@
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { closeOnSignals, workerConnection } from '@hark/queue';
-import { prepareModel } from '@hark/media';
+import { dtwPreset, prepareModel } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from './config';
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
   config.whisper.modelPath = await prepareEngineModel(config, logger);
+  config.whisper.dtwPreset = await modelDtwPreset(config.whisper.modelPath, config, logger);
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
@@ -65,6 +66,27 @@ async function prepareEngineModel(config: WorkerConfig, logger: Logger): Promise
     );
     return modelPath;
   }
+}
+
+/**
+ * The model's `-dtw` preset for DTW word timestamps (WHISPER_WORD_TIMESTAMPS), from its header.
+ * A model without one (a shape OpenAI published no alignment heads for, or large v1/v2, which
+ * share a shape) times words from tokens, as does a header that cannot be read: logged, never fatal.
+ */
+async function modelDtwPreset(
+  modelPath: string,
+  config: WorkerConfig,
+  logger: Logger,
+): Promise<string | null> {
+  if (config.whisper.wordTimestamps === 'tokens') return null;
+  const preset = await dtwPreset(modelPath).catch((error: unknown) => {
+    logger.warn({ err: (error as Error).message, model: modelPath }, 'could not read the model header');
+    return null;
+  });
+  if (preset) logger.info({ preset }, 'DTW word timestamps available');
+  else
+    logger.warn({ model: modelPath }, 'no DTW alignment heads known for this model: words timed from tokens');
+  return preset;
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import { chargedSeconds, withinAudio } from './pipeline';
+import { chargedSeconds, withinAudio, wordTiming } from './pipeline';
 
 describe('chargedSeconds', () => {
   it('ignores decoder padding of the last frame (3 s AAC decodes to 3.02 s)', () => {
@@ -23,5 +23,19 @@ describe('withinAudio', () => {
       { start: 1, end: 2, text: 'a' },
       { start: 59.9, end: 60, text: 'b' },
     ]);
+  });
+});
+
+describe('wordTiming', () => {
+  it('auto: DTW word times when speakers are labelled, token times otherwise', () => {
+    expect(wordTiming('auto', true)).toBe('dtw');
+    expect(wordTiming('auto', false)).toBe('tokens');
+  });
+
+  it('dtw and tokens hold whatever the job asks', () => {
+    for (const withSpeakers of [true, false]) {
+      expect(wordTiming('dtw', withSpeakers)).toBe('dtw');
+      expect(wordTiming('tokens', withSpeakers)).toBe('tokens');
+    }
   });
 });

@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { Db } from '@hark/db';
 import type { DiarizationResult, DiarizeOptions, SpeakersOption } from '@hark/diarization';
-import { type TranscribeInput, type WhisperResult, decodeToWav, probeAudio } from '@hark/media';
+import {
+  type TranscribeInput,
+  type WhisperResult,
+  type WordTimestamps,
+  decodeToWav,
+  probeAudio,
+} from '@hark/media';
 import { type CompletionInput, billableSeconds, holdForDuration } from '@hark/transcripts';
 import type { Logger } from 'pino';
 import { failure } from './failures';
@@ -23,6 +29,8 @@ export interface PipelineDeps {
   engine: Engine;
   diarizer: SpeakerDiarizer;
   maxAudioSeconds: number;
+  /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `auto`. */
+  wordTimestamps?: 'auto' | WordTimestamps;
   log: Logger;
   /** Told each engine run's wall time against the audio's length (WorkerMetrics). */
   metrics?: { engineRun(engineSeconds: number, audioSeconds: number): void };
@@ -89,6 +97,7 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       timedEngine(deps, audioSeconds, () =>
         deps.engine.transcribe({
           ...input.engineOptions,
+          wordTimestamps: wordTiming(deps.wordTimestamps ?? 'auto', speakers !== null),
           wavPath,
           language: input.requestedLanguage,
           signal: s,
@@ -122,6 +131,16 @@ export function withinAudio<W extends { start: number; end: number }>(
   return words
     .filter((w) => w.start < seconds)
     .map((w) => (w.end > seconds ? { ...w, end: Math.round(seconds * 1000) / 1000 } : w));
+}
+
+/**
+ * How the engine times this job's words: `auto` asks for DTW word timestamps when speakers are
+ * labelled (a word takes the speaker whose turns cover its time, and token timestamps spread a
+ * window's words over its silences), token timestamps otherwise, which cost no extra decoder pass.
+ */
+export function wordTiming(policy: 'auto' | WordTimestamps, withSpeakers: boolean): WordTimestamps {
+  if (policy === 'auto') return withSpeakers ? 'dtw' : 'tokens';
+  return policy;
 }
 
 /** The engine alone is timed: the diarizer runs beside it and is not part of its real-time factor. */
