@@ -6,6 +6,7 @@
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
 //                                                       whisper.cpp's words, labelled as the worker does
+//                                                       (DTW word times; `--word-timing tokens` for the others)
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -22,7 +23,7 @@ import {
   type NeuralDiarizerOptions,
   readWav,
 } from '@hark/diarization';
-import { prepareModel, type TimedWord, WhisperEngine } from '@hark/media';
+import { dtwPreset, prepareModel, type TimedWord, WhisperEngine, type WordTimestamps } from '@hark/media';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
@@ -89,12 +90,16 @@ async function readEvalSet(dir: string): Promise<(EvalFile & { wavPath: string }
 }
 
 /**
- * The words whisper.cpp gives each file, as the worker runs it: whisper-cli from HARK_WHISPER_BIN
- * (default <repo>/.hark/whisper/bin/whisper-cli), ggml-base.bin from the models folder quantised
- * to q8_0 by the worker's own `prepareModel` (kept in .hark/models), the worker's decoding,
- * English; only the words whose middle falls in the file's UEM.
+ * The words whisper.cpp gives each file, as the worker runs it for a transcript with speakers:
+ * whisper-cli from HARK_WHISPER_BIN (default <repo>/.hark/whisper/bin/whisper-cli), ggml-base.bin
+ * from the models folder quantised to q8_0 by the worker's own `prepareModel` (kept in
+ * .hark/models), the worker's decoding, English, words timed by `timing` (the worker: DTW);
+ * only the words whose middle falls in the file's UEM.
  */
-async function transcribeSet(files: (EvalFile & { wavPath: string })[]): Promise<Map<string, TimedWord[]>> {
+async function transcribeSet(
+  files: (EvalFile & { wavPath: string })[],
+  timing: WordTimestamps,
+): Promise<Map<string, TimedWord[]>> {
   const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
   const binaryPath =
     process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli');
@@ -109,10 +114,11 @@ async function transcribeSet(files: (EvalFile & { wavPath: string })[]): Promise
     modelPath: model.path,
     threads: Math.min(2, cpus().length),
     modelName: 'whisper-base',
+    dtwPreset: await dtwPreset(model.path),
   });
   const out = new Map<string, TimedWord[]>();
   for (const f of files) {
-    const { words } = await engine.transcribe({ wavPath: f.wavPath, language: 'en' });
+    const { words } = await engine.transcribe({ wavPath: f.wavPath, language: 'en', wordTimestamps: timing });
     const [a, b] = f.uem;
     out.set(
       f.id,
@@ -262,8 +268,16 @@ async function main(): Promise<void> {
     return;
   }
   const files = await readEvalSet(evalDir);
-  const words = args.includes('--words') ? await transcribeSet(files) : null;
-  await scoreSet(files, `real meeting excerpts (${evalDir})`, words);
+  const timingAt = args.indexOf('--word-timing');
+  const asked = timingAt >= 0 ? args[timingAt + 1] : 'dtw';
+  if (asked !== 'dtw' && asked !== 'tokens') throw new Error(`--word-timing: dtw or tokens, not ${asked}`);
+  const timing: WordTimestamps = asked;
+  const words = args.includes('--words') ? await transcribeSet(files, timing) : null;
+  await scoreSet(
+    files,
+    `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}` : ''}`,
+    words,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -4,7 +4,7 @@ the same files. Prints wall, CPU seconds, audio s per CPU s, peak RSS and WER pe
 and the ratios against faster-whisper. Figures are printed, never asserted.
 
 Environment (run.sh sets the paths and BENCH_QUANT_MODELS): BENCH_QUICK=1 (4 dev files, no 10-minute file),
-BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES),
+BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES, or faster-whisper-words: faster-whisper with word timestamps),
 BENCH_THREADS (2).
 """
 import json
@@ -82,6 +82,10 @@ def fit(margin):
 CANDIDATES = {
     "today": {"model": "f16", "args": lambda s: [], "bin": "upstream"},
     "hark": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640), "env": {"WHISPER_DECODE_THREADS": "1"}},
+    # What the worker runs for transcripts with speakers (WHISPER_WORD_TIMESTAMPS=auto): DTW word
+    # timestamps, beside flash attention (scripts/whisper-patches/0004); -nfa is upstream's way.
+    "hark-dtw": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base"], "env": {"WHISPER_DECODE_THREADS": "1"}},
+    "hark-dtw-nfa": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base", "-nfa"], "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-dt2": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640)},
     "hark-fit384": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(384), "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-nofit": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"], "env": {"WHISPER_DECODE_THREADS": "1"}},
@@ -139,11 +143,11 @@ def run_cli(name, files):
     return wall, cpu, rss, texts
 
 
-def run_fw(files):
+def run_fw(files, words=False):
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         out = os.path.join(tmp, "fw.json")
         cmd = [FW_PYTHON, str(HERE / "fw_run.py"), FW_MODEL, THREADS, out] + [f["src"] for f in files]
-        wall, cpu, rss = run_timed(cmd)
+        wall, cpu, rss = run_timed(cmd, {"FW_WORD_TIMESTAMPS": "1" if words else "0"})
         by_src = json.loads(Path(out).read_text(encoding="utf-8"))
     return wall, cpu, rss, {f["wav"]: by_src[f["src"]] for f in files}
 
@@ -214,7 +218,7 @@ def main():
     sets = load_sets()
     extra = [c for c in ENV.get("BENCH_CANDIDATES", "").split(",") if c]
     for c in extra:
-        if c not in CANDIDATES:
+        if c not in CANDIDATES and c != "faster-whisper-words":
             raise SystemExit(f"unknown candidate {c}; known: {', '.join(CANDIDATES)}")
     engines = ["today", "hark"] + [c for c in extra if c not in ("today", "hark")] + ["faster-whisper"]
     rounds = int(ENV.get("BENCH_ROUNDS", "1"))
@@ -230,7 +234,10 @@ def main():
             for engine in engines:
                 if f"{engine}@{set_name}" in skip:
                     continue
-                run = run_fw(files) if engine == "faster-whisper" else run_cli(engine, files)
+                if engine.startswith("faster-whisper"):
+                    run = run_fw(files, words=engine == "faster-whisper-words")
+                else:
+                    run = run_cli(engine, files)
                 results.setdefault((set_name, engine), []).append(run)
                 loads.append(os.getloadavg()[0])
                 print(f"  round {rnd + 1} {set_name:5} {engine:16} wall {run[0]:7.2f} s  cpu {run[1]:7.2f} s"
