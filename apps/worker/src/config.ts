@@ -16,6 +16,7 @@ import {
   DEFAULT_DECODING,
   type DecodingOptions,
   QUANTIZE_TYPES,
+  WORD_TIMESTAMPS,
   type QuantizeType,
   type TaskDecoding,
 } from '@hark/media';
@@ -59,7 +60,8 @@ export interface WhisperConfig {
   dtwPreset?: string | null;
 }
 
-export const WORD_TIMESTAMP_POLICIES = ['auto', 'dtw', 'tokens'] as const;
+/** `auto`, or one of the engine's word timings always. */
+export const WORD_TIMESTAMP_POLICIES = ['auto', ...WORD_TIMESTAMPS] as const;
 export type WordTimestampPolicy = (typeof WORD_TIMESTAMP_POLICIES)[number];
 
 export interface QueueTuning {

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await db.$queryRaw`SELECT 1`;
   config.whisper.modelPath = await prepareEngineModel(config, logger);
-  config.whisper.dtwPreset = await modelDtwPreset(config.whisper.modelPath, config, logger);
+  config.whisper.dtwPreset = await modelDtwPreset(config, logger);
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
@@ -73,12 +73,9 @@ async function prepareEngineModel(config: WorkerConfig, logger: Logger): Promise
  * A model without one (a shape OpenAI published no alignment heads for, or large v1/v2, which
  * share a shape) times words from tokens, as does a header that cannot be read: logged, never fatal.
  */
-async function modelDtwPreset(
-  modelPath: string,
-  config: WorkerConfig,
-  logger: Logger,
-): Promise<string | null> {
-  if (config.whisper.wordTimestamps === 'tokens') return null;
+async function modelDtwPreset(config: WorkerConfig, logger: Logger): Promise<string | null> {
+  const { modelPath, wordTimestamps } = config.whisper;
+  if (wordTimestamps === 'tokens') return null;
   const preset = await dtwPreset(modelPath).catch((error: unknown) => {
     logger.warn({ err: (error as Error).message, model: modelPath }, 'could not read the model header');
     return null;

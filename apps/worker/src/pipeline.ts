@@ -10,6 +10,7 @@ import {
 } from '@hark/media';
 import { type CompletionInput, billableSeconds, holdForDuration } from '@hark/transcripts';
 import type { Logger } from 'pino';
+import type { WordTimestampPolicy } from './config';
 import { failure } from './failures';
 import { buildContent } from './transcript-content';
 
@@ -30,7 +31,7 @@ export interface PipelineDeps {
   diarizer: SpeakerDiarizer;
   maxAudioSeconds: number;
   /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `auto`. */
-  wordTimestamps?: 'auto' | WordTimestamps;
+  wordTimestamps?: WordTimestampPolicy;
   log: Logger;
   /** Told each engine run's wall time against the audio's length (WorkerMetrics). */
   metrics?: { engineRun(engineSeconds: number, audioSeconds: number): void };
@@ -138,7 +139,7 @@ export function withinAudio<W extends { start: number; end: number }>(
  * labelled (a word takes the speaker whose turns cover its time, and token timestamps spread a
  * window's words over its silences), token timestamps otherwise, which cost no extra decoder pass.
  */
-export function wordTiming(policy: 'auto' | WordTimestamps, withSpeakers: boolean): WordTimestamps {
+export function wordTiming(policy: WordTimestampPolicy, withSpeakers: boolean): WordTimestamps {
   if (policy === 'auto') return withSpeakers ? 'dtw' : 'tokens';
   return policy;
 }

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dtwPreset, dtwPresetFor, readModelHeader } from './dtw-preset';
+import { dtwPreset, dtwPresetFor } from './dtw-preset';
+import { readModelHeader } from './model-header';
 
 /** A ggml whisper header: magic, then n_vocab, n_audio_ctx, n_audio_state, ..., n_text_layer, n_mels, ftype. */
 function header(nVocab: number, nAudioState: number, nTextLayer: number, ftype = 1): Buffer {

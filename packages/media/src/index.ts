@@ -26,6 +26,7 @@ export {
 } from './decode';
 export {
   DEFAULT_DECODING,
+  WORD_TIMESTAMPS,
   WhisperEngine,
   decodingArgs,
   decodingEnv,
@@ -50,7 +51,8 @@ export {
   type Glossary,
 } from './glossary';
 export { type TimedWord } from './words';
-export { dtwPreset, dtwPresetFor, readModelHeader, type ModelHeader } from './dtw-preset';
+export { dtwPreset, dtwPresetFor } from './dtw-preset';
+export { readModelHeader, type ModelHeader } from './model-header';
 export {
   QUANTIZE_TYPES,
   prepareModel,

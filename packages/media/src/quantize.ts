@@ -1,6 +1,6 @@
 import { rename, rm, stat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { readModelHeader } from './dtw-preset';
+import { readModelHeader } from './model-header';
 import { runProcess, type RunProcess } from './process-runner';
 
 /** whisper-quantize types the worker accepts; `off` runs the model as it is. */

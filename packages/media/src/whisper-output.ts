@@ -80,8 +80,9 @@ export function parseWhisperJson(input: unknown): WhisperResult {
     if (HAS_SPEECH.test(text))
       segments.push({ start: ms(raw.offsets.from), end: ms(raw.offsets.to), text, ...segmentTokens(raw) });
   }
-  const words = hasDtwTimes(raws)
-    ? cleanWords(dtwWords(raws))
+  const tokens = textTokens(raws);
+  const words = hasDtwTimes(tokens)
+    ? cleanWords(dtwWords(tokens))
     : raws.flatMap((r) => cleanWords(segmentWords(r)));
   const text = words.length > 0 ? wordsToText(words) : segments.map((s) => s.text).join(' ');
   return { language, words, segments, text };
@@ -99,41 +100,43 @@ function segmentTokens(segment: RawSegment): Pick<WhisperSegment, 'tokens' | 'av
   };
 }
 
-function segmentWords(segment: RawSegment): TimedWord[] {
-  const words: TimedWord[] = [];
-  let current: { text: string; start: number; end: number } | null = null;
-  const flush = () => {
-    const text = collapse(current?.text ?? '');
-    if (current && text)
-      words.push({ start: ms(current.start), end: ms(Math.max(current.start, current.end)), text });
-    current = null;
-  };
-  // Untimed tokens (none with -ojf, but the writer allows them) take the time where the last one ended.
-  let cursor = segment.offsets.from;
-  for (const token of segment.tokens ?? []) {
-    if (SPECIAL_TOKEN.test(token.text)) continue;
-    const from = token.offsets?.from ?? cursor;
-    const to = token.offsets?.to ?? from;
-    cursor = to;
-    // A leading space marks a new word; the first token of a segment starts one too.
-    if (current === null || /^\s/.test(token.text)) {
-      flush();
-      current = { text: token.text, start: from, end: to };
-    } else {
-      current.text += token.text;
-      current.end = to;
-    }
-  }
-  flush();
-  return words;
-}
-
 const textTokens = (segments: RawSegment[]): RawToken[] =>
   segments.flatMap((s) => (s.tokens ?? []).filter((t) => !SPECIAL_TOKEN.test(t.text)));
 
+/** Text tokens grouped into words: a leading space starts a new word, and so does the first token. */
+function groupWords(tokens: RawToken[]): RawToken[][] {
+  const groups: RawToken[][] = [];
+  for (const token of tokens) {
+    const last = groups[groups.length - 1];
+    if (!last || /^\s/.test(token.text)) groups.push([token]);
+    else last.push(token);
+  }
+  return groups;
+}
+
+const wordText = (group: RawToken[]): string => collapse(group.map((t) => t.text).join(''));
+
+/** A segment's words timed by its tokens' offsets (each segment starts a new word). */
+function segmentWords(segment: RawSegment): TimedWord[] {
+  // Untimed tokens (none with -ojf, but the writer allows them) take the time where the last one ended.
+  let cursor = segment.offsets.from;
+  return groupWords(textTokens([segment])).flatMap((group) => {
+    let start: number | null = null;
+    let end = cursor;
+    for (const token of group) {
+      const from = token.offsets?.from ?? cursor;
+      end = token.offsets?.to ?? from;
+      cursor = end;
+      start ??= from;
+    }
+    const text = wordText(group);
+    const from = start ?? end;
+    return text ? [{ start: ms(from), end: ms(Math.max(from, end)), text }] : [];
+  });
+}
+
 /** True when every text token has a DTW time (the engine ran with `-dtw`) and there is one. */
-function hasDtwTimes(segments: RawSegment[]): boolean {
-  const tokens = textTokens(segments);
+function hasDtwTimes(tokens: RawToken[]): boolean {
   return tokens.length > 0 && tokens.every((t) => typeof t.t_dtw === 'number' && t.t_dtw >= 0);
 }
 
@@ -144,29 +147,20 @@ function hasDtwTimes(segments: RawSegment[]): boolean {
  * early, so, as OpenAI's and faster-whisper's word timestamps do, a word is at most twice the
  * median word length (the median taken at most 0.7 s) long. Times never run backwards.
  */
-function dtwWords(segments: RawSegment[]): TimedWord[] {
+function dtwWords(tokens: RawToken[]): TimedWord[] {
   const raw: { text: string; start: number; end: number }[] = [];
-  let current: { text: string; end: number } | null = null;
   let previousEnd = 0;
-  const flush = () => {
-    const text = collapse(current?.text ?? '');
-    if (current && text) {
-      raw.push({ text, start: previousEnd, end: current.end });
-      previousEnd = current.end;
-    }
-    current = null;
-  };
-  for (const token of textTokens(segments)) {
-    const at = Math.max(previousEnd, (token.t_dtw as number) * 10);
-    if (current === null || /^\s/.test(token.text)) {
-      flush();
-      current = { text: token.text, end: at };
-    } else {
-      current.text += token.text;
-      if (HAS_SPEECH.test(token.text)) current.end = Math.max(current.end, at);
-    }
+  for (const group of groupWords(tokens)) {
+    const at = (token: RawToken) => Math.max(previousEnd, (token.t_dtw as number) * 10);
+    const end = group
+      .slice(1)
+      .filter((t) => HAS_SPEECH.test(t.text))
+      .reduce((e, t) => Math.max(e, at(t)), at(group[0]!));
+    const text = wordText(group);
+    if (!text) continue;
+    raw.push({ text, start: previousEnd, end });
+    previousEnd = end;
   }
-  flush();
   const longest = 2 * Math.min(700, median(raw.map((w) => w.end - w.start).filter((d) => d > 0)) ?? 700);
   return raw.map((w) => ({ text: w.text, start: ms(Math.max(w.start, w.end - longest)), end: ms(w.end) }));
 }

@@ -41,7 +41,8 @@ export interface WhisperEngineOptions {
  * whisper.cpp computes them only without flash attention; scripts/whisper-patches/0004 computes
  * the heads' weights beside flash attention in the one decoder pass per window that saves them.
  */
-export type WordTimestamps = 'tokens' | 'dtw';
+export const WORD_TIMESTAMPS = ['tokens', 'dtw'] as const;
+export type WordTimestamps = (typeof WORD_TIMESTAMPS)[number];
 
 /** What whisper-cli is asked for: text in the spoken language, or English (`--translate`). */
 export type WhisperTask = 'transcribe' | 'translate';

@@ -142,9 +142,7 @@ export class NeuralDiarizer {
         const valid = Math.min(SEG_FRAMES, frameCount(samples.length - batchStarts[i]!));
         const lp = logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7);
         activity.push(decode(lp, valid));
-        heard.push(
-          this.opts.overlapProbability < 1 ? decode(lp, valid, this.opts.overlapProbability) : activity[w]!,
-        );
+        heard.push(withLikelyOverlap(lp, activity[w]!, valid, this.opts.overlapProbability));
         const prefer =
           this.opts.embedFrames === 'dominant' ? dominant(lp, activity[w]!) : alone(activity[w]!);
         locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, prefer, signal)));
@@ -262,25 +260,44 @@ function frameCount(samples: number): number {
 /**
  * Hard powerset decoding: argmax class per frame -> 0/1 activity of the 3 local speakers. With
  * `overlap` under 1, a frame whose argmax is one voice takes the likeliest two-voice class when
- * the three two-voice classes together have more than `overlap` probability.
+ * the three two-voice classes together have more than `overlap` probability (`withLikelyOverlap`).
  */
 export function decode(logProbs: Float32Array, validFrames: number, overlap = 1): Uint8Array {
   const act = new Uint8Array(SEG_FRAMES * LOCAL);
   for (let f = 0; f < validFrames; f++) {
     let best = 0;
     for (let c = 1; c < 7; c++) if (logProbs[f * 7 + c]! > logProbs[f * 7 + best]!) best = c;
-    if (best >= 1 && best <= 3 && overlap < 1) {
-      let pair = 4;
-      let mass = 0;
-      for (let c = 4; c < 7; c++) {
-        mass += Math.exp(logProbs[f * 7 + c]!);
-        if (logProbs[f * 7 + c]! > logProbs[f * 7 + pair]!) pair = c;
-      }
-      if (mass > overlap) best = pair;
-    }
     for (const s of POWERSET[best]!) act[f * LOCAL + s] = 1;
   }
-  return act;
+  return withLikelyOverlap(logProbs, act, validFrames, overlap);
+}
+
+/**
+ * The argmax activity `act` with a second voice wherever it has one voice and the three two-voice
+ * classes together have more than `overlap` probability: that frame takes the likeliest of them.
+ * `act` itself when `overlap` is 1 or more (the hard argmax under-counts overlap; see the option).
+ */
+function withLikelyOverlap(
+  logProbs: Float32Array,
+  act: Uint8Array,
+  validFrames: number,
+  overlap: number,
+): Uint8Array {
+  if (overlap >= 1) return act;
+  const out = act.slice();
+  for (let f = 0; f < validFrames; f++) {
+    if (act[f * LOCAL]! + act[f * LOCAL + 1]! + act[f * LOCAL + 2]! !== 1) continue;
+    let pair = 4;
+    let mass = 0;
+    for (let c = 4; c < 7; c++) {
+      mass += Math.exp(logProbs[f * 7 + c]!);
+      if (logProbs[f * 7 + c]! > logProbs[f * 7 + pair]!) pair = c;
+    }
+    if (mass <= overlap) continue;
+    out.fill(0, f * LOCAL, (f + 1) * LOCAL);
+    for (const s of POWERSET[pair]!) out[f * LOCAL + s] = 1;
+  }
+  return out;
 }
 
 /** Frames where a local speaker speaks alone (hard decoding). */
