@@ -4,6 +4,8 @@
 //   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
 //   pnpm --filter @hark/bench-der bench -- --meetings    the excerpts of one meeting joined into one file
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
+//   pnpm --filter @hark/bench-der bench -- --given-count  each file asked for its reference count
+//                                                       (`speakers: n`) instead of estimating it
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
 //                                                       whisper.cpp's words, labelled as the worker does
 //                                                       (DTW word times; `--word-timing tokens` for the others)
@@ -41,6 +43,9 @@ interface Pipeline {
 // `--neural` skips the classic pipeline; `--neural-options '{"embedFrames":"dominant"}'` passes
 // NeuralDiarizerOptions (to compare variants on the same run).
 const argv = process.argv.slice(2);
+// `--given-count` asks each file for its reference speaker count (`speakers: n`), as a caller who
+// knows how many people spoke; the default estimates it (`speakers: true`).
+const givenCount = argv.includes('--given-count');
 const optionsAt = argv.indexOf('--neural-options');
 const neuralOptions = (optionsAt >= 0 ? JSON.parse(argv[optionsAt + 1]!) : {}) as NeuralDiarizerOptions;
 const pipelines = (): Pipeline[] => [
@@ -148,7 +153,7 @@ async function scoreSet(
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
-      const result = await diarizer.diarizeAudio(f.audio, { speakers: true });
+      const result = await diarizer.diarizeAudio(f.audio, { speakers: givenCount ? refCount : true });
       seconds += (performance.now() - start) / 1000;
       audioSeconds += f.audio.samples.length / 16000;
       const ref = clip(f.reference, f.uem);
@@ -241,12 +246,12 @@ async function main(): Promise<void> {
     const which = args.includes('--classic') ? 'classic' : 'neural';
     const { audio, reference } = await longFile(evalDir, minutes);
     const p = pipelines().find((x) => x.name === which)!;
+    const refCount = new Set(reference.map((t) => t.speaker)).size;
     const rssBefore = process.memoryUsage().rss;
     const start = performance.now();
-    const result = await p.diarizer.diarizeAudio(audio, { speakers: true });
+    const result = await p.diarizer.diarizeAudio(audio, { speakers: givenCount ? refCount : true });
     const seconds = (performance.now() - start) / 1000;
     const e0 = fileDer(reference, toTurns('long', result), { collar: 0 });
-    const refCount = new Set(reference.map((t) => t.speaker)).size;
     console.log(
       `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers (reference ${refCount}), ${result.segments.length} segments; DER ${pct(e0.der).trim()} (miss ${pct(rate(e0.missed, e0)).trim()}, FA ${pct(rate(e0.falseAlarm, e0)).trim()}, confusion ${pct(rate(e0.confusion, e0)).trim()}, collar 0); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
     );

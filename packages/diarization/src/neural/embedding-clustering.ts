@@ -1,5 +1,5 @@
 import { averageLinkage, clustersBelow, cutTree } from '../clustering/agglomerative';
-import { clampCount, type CountBounds } from '../clustering/count-bounds';
+import type { CountBounds } from '../clustering/count-bounds';
 
 export interface EmbeddingClusteringOptions {
   /** Average-linkage cosine distance under which clusters merge. Default 0.5 (see README). */
@@ -27,40 +27,125 @@ export function dot(a: Float32Array, b: Float32Array): number {
 /**
  * Speaker centroids (L2-normalised) from unit embeddings: average-linkage AHC on cosine distance
  * cut at `threshold`; clusters below the minimum size are not speakers (their members go to the
- * nearest centroid later); the count is then moved into `bounds` by re-cutting the tree. Memory
- * is bounded: above `maxCluster` embeddings an evenly spaced sample is clustered.
+ * nearest centroid later); the count is then moved into `bounds` by `fitCount`, which may also
+ * take a speaker from `candidates` (embeddings that did not train the clustering: local speakers
+ * with little clean speech). Memory is bounded: above `maxCluster` embeddings an evenly spaced
+ * sample is clustered, and as many candidates at most are considered.
  */
 export function speakerCentroids(
   embeddings: Float32Array[],
   bounds: CountBounds,
   options: EmbeddingClusteringOptions = {},
+  candidates: Float32Array[] = [],
 ): Float32Array[] {
   const threshold = options.threshold ?? 0.5;
   const maxCluster = options.maxCluster ?? 1500;
   if (embeddings.length === 0) return [];
-  const stride = Math.max(1, embeddings.length / maxCluster);
-  const sample: Float32Array[] = [];
-  for (let i = 0; Math.floor(i) < embeddings.length; i += stride) sample.push(embeddings[Math.floor(i)]!);
+  const sample = evenly(embeddings, maxCluster);
   const n = sample.length;
-  if (n === 1) return [sample[0]!];
   const merges = averageLinkage(sample);
-  let labels = cutTree(merges, n, clustersBelow(merges, n, threshold));
+  const labels = cutTree(merges, n, clustersBelow(merges, n, threshold));
   const minSize = options.minClusterSize ?? Math.min(12, Math.max(1, Math.round(0.1 * n)));
-  const sizes = count(labels);
-  let large = sizes.map((s, c) => (s >= minSize ? c : -1)).filter((c) => c >= 0);
-  if (large.length === 0) large = sizes.map((_, c) => c);
-  const k = clampCount(large.length, bounds);
-  if (k !== large.length) {
-    labels = cutTree(merges, n, Math.min(k, n));
-    large = count(labels).map((_, c) => c);
+  const members: Float32Array[][] = [];
+  labels.forEach((l, i) => (members[l] ??= []).push(sample[i]!));
+  let groups = members.filter((m) => m.length >= minSize);
+  let small = members.filter((m) => m.length < minSize);
+  if (groups.length === 0) [groups, small] = [members, []];
+  const pool = [...small, ...evenly(candidates, maxCluster).map((c) => [c])];
+  return fitCount(groups, pool, bounds).map(centroid);
+}
+
+/** At most `max` items, evenly spaced. */
+function evenly<T>(items: T[], max: number): T[] {
+  if (items.length <= max) return items;
+  const stride = items.length / max;
+  return Array.from({ length: max }, (_, i) => items[Math.floor(i * stride)]!);
+}
+
+/** L2-normalised mean of unit vectors. */
+function centroid(group: Float32Array[]): Float32Array {
+  const sum = new Float32Array(group[0]!.length);
+  for (const v of group) for (let d = 0; d < sum.length; d++) sum[d]! += v[d]!;
+  return normalise(sum);
+}
+
+/** Average-linkage distance: the mean cosine distance between the members of two groups. */
+export function groupDistance(a: Float32Array[], b: Float32Array[]): number {
+  let s = 0;
+  for (const x of a) for (const y of b) s += 1 - dot(x, y);
+  return s / (a.length * b.length);
+}
+
+/**
+ * Moves the number of speaker groups into `bounds` one step at a time, each step on the
+ * clustering's own scale (average-linkage cosine distance), so a count the caller asks for costs
+ * as little as the audio allows:
+ * - too few: the most separated new speaker is added. Either one group is split along its own
+ *   top merge (scored by that merge's distance), or a group of `pool` (clusters too small to
+ *   count, local speakers that did not train the clustering) becomes a speaker of its own (scored
+ *   by its distance to the nearest group). A quiet person who says little is then found before a
+ *   talkative one is cut in two, and the speakers already found are never merged to make room;
+ * - too many: the two nearest groups merge.
+ */
+export function fitCount(
+  groups: Float32Array[][],
+  pool: Float32Array[][],
+  bounds: CountBounds,
+): Float32Array[][] {
+  groups = [...groups];
+  const left = [...pool];
+  const splits = new Map<Float32Array[], { halves: Float32Array[][]; distance: number }>();
+  const splitOf = (g: Float32Array[]) => {
+    let s = splits.get(g);
+    if (!s) {
+      const merges = averageLinkage(g);
+      const halves: Float32Array[][] = [[], []];
+      cutTree(merges, g.length, 2).forEach((l, i) => halves[l]!.push(g[i]!));
+      s = { halves, distance: merges[merges.length - 1]!.distance };
+      splits.set(g, s);
+    }
+    return s;
+  };
+  // Each pool group's distance to each group, computed once per (pool group, group).
+  const distances = new Map<Float32Array[], Map<Float32Array[], number>>();
+  const nearest = (p: Float32Array[]) => {
+    let known = distances.get(p);
+    if (!known) distances.set(p, (known = new Map()));
+    let min = Infinity;
+    for (const g of groups) {
+      let d = known.get(g);
+      if (d === undefined) known.set(g, (d = groupDistance(p, g)));
+      min = Math.min(min, d);
+    }
+    return min;
+  };
+  while (groups.length < bounds.min) {
+    let best: { distance: number; apply: () => void } | undefined;
+    for (const g of groups) {
+      if (g.length < 2) continue;
+      const s = splitOf(g);
+      if (!best || s.distance > best.distance)
+        best = { distance: s.distance, apply: () => groups.splice(groups.indexOf(g), 1, ...s.halves) };
+    }
+    for (const p of left) {
+      const distance = nearest(p);
+      if (!best || distance > best.distance)
+        best = { distance, apply: () => groups.push(...left.splice(left.indexOf(p), 1)) };
+    }
+    if (!best) break;
+    best.apply();
   }
-  return large.map((c) => {
-    const sum = new Float32Array(sample[0]!.length);
-    labels.forEach((l, i) => {
-      if (l === c) for (let d = 0; d < sum.length; d++) sum[d]! += sample[i]![d]!;
-    });
-    return normalise(sum);
-  });
+  while (groups.length > Math.max(1, bounds.max)) {
+    let pair = { i: 0, j: 1, distance: Infinity };
+    for (let i = 0; i < groups.length; i++)
+      for (let j = i + 1; j < groups.length; j++) {
+        const distance = groupDistance(groups[i]!, groups[j]!);
+        if (distance < pair.distance) pair = { i, j, distance };
+      }
+    groups[pair.i] = [...groups[pair.i]!, ...groups[pair.j]!];
+    groups.splice(pair.j, 1);
+  }
+  return groups;
 }
 
 /**
@@ -79,12 +164,6 @@ export function voicesHeardTogether(windows: Float32Array[][], distance: number)
   counts.sort((a, b) => b - a);
   const needed = Math.max(2, Math.ceil(0.05 * windows.length));
   return counts[needed - 1] ?? 0;
-}
-
-function count(labels: number[]): number[] {
-  const sizes: number[] = [];
-  for (const l of labels) sizes[l] = (sizes[l] ?? 0) + 1;
-  return Array.from(sizes, (s) => s ?? 0);
 }
 
 /**

@@ -1,4 +1,11 @@
-import { assignWindow, normalise, speakerCentroids, voicesHeardTogether } from './embedding-clustering';
+import {
+  assignWindow,
+  dot,
+  fitCount,
+  normalise,
+  speakerCentroids,
+  voicesHeardTogether,
+} from './embedding-clustering';
 import { decode, dominant, reconstruct, windowStarts } from './neural-diarizer';
 
 const FRAMES = 589;
@@ -133,6 +140,52 @@ describe('neural pipeline parts', () => {
     const [x, y] = assignWindow([a, a], centroids);
     expect(x).toBe(best);
     expect(y).not.toBe(best);
+  });
+
+  describe('an asked count the estimate misses', () => {
+    const unit = (...parts: [number, number][]) => {
+      const v = new Float32Array(8).fill(0.02);
+      for (const [axis, x] of parts) v[axis]! += x;
+      return normalise(v);
+    };
+    const many = (n: number, make: (i: number) => Float32Array) =>
+      Array.from({ length: n }, (_, i) => make(i));
+    // Two talkative voices 0.6 apart (above the 0.5 threshold: two speakers), each 12 embeddings.
+    const a = many(12, (i) => unit([0, 1], [7, i / 60]));
+    const b = many(12, (i) => unit([0, 0.45], [1, 1], [7, i / 60]));
+    const near = (centroids: Float32Array[], v: Float32Array) => centroids.some((c) => dot(c, v) > 0.97);
+    const mean = (vs: Float32Array[]) =>
+      normalise(vs.reduce((s, v) => s.map((x, d) => x + v[d]!), new Float32Array(8)));
+
+    it('adds the most separated quiet voice instead of merging the voices found', () => {
+      // Three odd embeddings (too few to count) far from everything: asked for 3, the tree cut
+      // at 3 merged a and b (their 0.6 is the smallest distance left) and kept two outliers.
+      const odd = [unit([3, 1]), unit([4, 1]), unit([5, 1])];
+      const centroids = speakerCentroids([...a, ...b, ...odd], { min: 3, max: 3 });
+      expect(centroids).toHaveLength(3);
+      expect(near(centroids, mean(a))).toBe(true);
+      expect(near(centroids, mean(b))).toBe(true);
+    });
+
+    it('takes a local speaker that did not train the clustering before cutting a voice in two', () => {
+      const quiet = unit([2, 1], [0, 0.2]);
+      const centroids = speakerCentroids([...a, ...b], { min: 3, max: 3 }, {}, [quiet, a[0]!, b[0]!]);
+      expect(centroids).toHaveLength(3);
+      expect(near(centroids, mean(a)) && near(centroids, mean(b))).toBe(true);
+      expect(centroids.some((c) => dot(c, quiet) > 0.999)).toBe(true);
+      // With no such candidate, one voice is split along its own top merge.
+      const split = speakerCentroids([...a, ...b], { min: 3, max: 3 }, {}, [a[3]!]);
+      expect(split).toHaveLength(3);
+      expect(split.every((c) => dot(c, mean(a)) > 0.97 || dot(c, mean(b)) > 0.97)).toBe(true);
+    });
+
+    it('merges the two nearest groups when fewer are asked', () => {
+      const c = many(12, (i) => unit([5, 1], [7, i / 60]));
+      const groups = fitCount([a, c, b], [], { min: 1, max: 2 });
+      expect(groups.map((g) => g.length).sort((x, y) => x - y)).toEqual([12, 24]);
+      expect(groups.find((g) => g.length === 12)).toEqual(c);
+      expect(fitCount([a, b, c], [], { min: 1, max: 20 })).toHaveLength(3);
+    });
   });
 
   it('counts at least the voices that windows hear side by side, not those of one or two odd windows', () => {
