@@ -8,7 +8,8 @@
 //                                                       (`speakers: n`) instead of estimating it
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
 //                                                       whisper.cpp's words, labelled as the worker does
-//                                                       (DTW word times; `--word-timing tokens` for the others)
+//                                                       (DTW word times; `--word-timing tokens` for the others;
+//                                                       `--beam 5` decodes with a beam, the worker greedily)
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -25,7 +26,14 @@ import {
   type NeuralDiarizerOptions,
   readWav,
 } from '@hark/diarization';
-import { dtwPreset, prepareModel, type TimedWord, WhisperEngine, type WordTimestamps } from '@hark/media';
+import {
+  DEFAULT_DECODING,
+  dtwPreset,
+  prepareModel,
+  type TimedWord,
+  WhisperEngine,
+  type WordTimestamps,
+} from '@hark/media';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { fileDer, type DerResult } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
@@ -104,6 +112,7 @@ async function readEvalSet(dir: string): Promise<(EvalFile & { wavPath: string }
 async function transcribeSet(
   files: (EvalFile & { wavPath: string })[],
   timing: WordTimestamps,
+  beamSize: number,
 ): Promise<Map<string, TimedWord[]>> {
   const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
   const binaryPath =
@@ -120,6 +129,7 @@ async function transcribeSet(
     threads: Math.min(2, cpus().length),
     modelName: 'whisper-base',
     dtwPreset: await dtwPreset(model.path),
+    decoding: { transcribe: { beamSize } },
   });
   const out = new Map<string, TimedWord[]>();
   for (const f of files) {
@@ -277,10 +287,12 @@ async function main(): Promise<void> {
   const asked = timingAt >= 0 ? args[timingAt + 1] : 'dtw';
   if (asked !== 'dtw' && asked !== 'tokens') throw new Error(`--word-timing: dtw or tokens, not ${asked}`);
   const timing: WordTimestamps = asked;
-  const words = args.includes('--words') ? await transcribeSet(files, timing) : null;
+  const beamAt = args.indexOf('--beam');
+  const beam = beamAt >= 0 ? Number(args[beamAt + 1]) : DEFAULT_DECODING.beamSize;
+  const words = args.includes('--words') ? await transcribeSet(files, timing, beam) : null;
   await scoreSet(
     files,
-    `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}` : ''}`,
+    `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}, beam ${beam}` : ''}`,
     words,
   );
 }
