@@ -176,7 +176,7 @@ export class NeuralDiarizer {
       );
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
     }
-    let segments = reconstruct(starts, heard, assignment, centroids.length, samples.length);
+    let segments = reconstruct(starts, heard, assignment, centroids.length, samples.length, bounds.min);
     if (this.opts.relabelMargin >= 0 && centroids.length > 1)
       segments = await relabelLongTurns(segments, centroids, this.opts.relabelMargin, (start, end) =>
         this.embedSpan(samples, start, end, signal),
@@ -339,7 +339,10 @@ function centre(items: number[], max: number): number[] {
  * pyannote's reconstruction on the global 16.875 ms frame grid: each global speaker's score is
  * the mean, over the windows covering a frame, of its assigned local speakers' activity; the
  * frame's speaker count is the rounded mean local count; the frame gets that many speakers, best
- * scores first. Runs of equal speaker sets become segments.
+ * scores first. Runs of equal speaker sets become segments. With fewer than `minSpeakers` speakers
+ * in the result (a count the caller asked for), a speaker that won no frame takes the frames its
+ * own local speakers are active in from the weakest speaker there (most-voted such speaker first):
+ * the windows that heard it are outvoted by their neighbours, but the caller said it is there.
  */
 export function reconstruct(
   starts: number[],
@@ -347,6 +350,7 @@ export function reconstruct(
   assignment: Int32Array[],
   k: number,
   length: number,
+  minSpeakers = 0,
 ): Segment<number>[] {
   const total = Math.ceil(length / SEG_STEP);
   const score = new Float32Array(total * k);
@@ -367,17 +371,51 @@ export function reconstruct(
       }
     }
   });
+  // Each frame's speakers, at most LOCAL of them (-1: none).
+  const chosen = new Int16Array(total * LOCAL).fill(-1);
+  const framesOf = new Int32Array(k);
+  for (let g = 0; g < total; g++) {
+    const n = covered[g]! > 0 ? Math.round(countSum[g]! / covered[g]!) : 0;
+    if (n === 0) continue;
+    const order = Array.from({ length: k }, (_, c) => c).filter((c) => score[g * k + c]! > 0);
+    order.sort((a, b) => score[g * k + b]! - score[g * k + a]!);
+    order.slice(0, Math.min(n, LOCAL)).forEach((c, i) => {
+      chosen[g * LOCAL + i] = c;
+      framesOf[c]!++;
+    });
+  }
+  const present = () => framesOf.filter((f) => f > 0).length;
+  if (present() < minSpeakers) {
+    const votes = (c: number) => score.reduce((sum, x, i) => (i % k === c ? sum + x : sum), 0);
+    const missing = Array.from({ length: k }, (_, c) => c).filter((c) => framesOf[c] === 0);
+    missing.sort((a, b) => votes(b) - votes(a));
+    const forced = new Set<number>();
+    for (const c of missing) {
+      if (present() >= minSpeakers) break;
+      forced.add(c);
+      for (let g = 0; g < total; g++) {
+        if (score[g * k + c]! === 0 || chosen.subarray(g * LOCAL, (g + 1) * LOCAL).includes(c)) continue;
+        // The weakest of the frame's speakers, sparing those forced in and any left with one frame.
+        let weakest = -1;
+        for (let i = 0; i < LOCAL; i++) {
+          const x = chosen[g * LOCAL + i]!;
+          if (x < 0 || forced.has(x) || framesOf[x]! <= 1) continue;
+          if (weakest < 0 || score[g * k + x]! < score[g * k + chosen[g * LOCAL + weakest]!]!) weakest = i;
+        }
+        if (weakest < 0) continue;
+        framesOf[chosen[g * LOCAL + weakest]!]!--;
+        chosen[g * LOCAL + weakest] = c;
+        framesOf[c]!++;
+      }
+    }
+  }
   const segments: Segment<number>[] = [];
   let current: Segment<number> | undefined;
   const frameTime = (g: number) => (g * SEG_STEP + SEG_HALF_FIELD) / SAMPLE_RATE;
   for (let g = 0; g < total; g++) {
-    const n = covered[g]! > 0 ? Math.round(countSum[g]! / covered[g]!) : 0;
-    const speakers: number[] = [];
-    if (n > 0) {
-      const order = Array.from({ length: k }, (_, c) => c).filter((c) => score[g * k + c]! > 0);
-      order.sort((a, b) => score[g * k + b]! - score[g * k + a]!);
-      speakers.push(...order.slice(0, n).sort((a, b) => a - b));
-    }
+    const speakers = Array.from(chosen.subarray(g * LOCAL, (g + 1) * LOCAL))
+      .filter((c) => c >= 0)
+      .sort((a, b) => a - b);
     const t0 = Math.max(0, frameTime(g) - SEG_STEP / 2 / SAMPLE_RATE);
     const t1 = Math.min(length / SAMPLE_RATE, frameTime(g) + SEG_STEP / 2 / SAMPLE_RATE);
     if (current && sameSpeakers(current.speakers, speakers)) current.end = t1;

@@ -121,6 +121,34 @@ describe('neural pipeline parts', () => {
     expect(segments[2]!.end).toBeGreaterThan(9.95); // the last frame's centre is 9.953 s
   });
 
+  it('gives an asked-for speaker that every frame outvotes the frames its own window heard it in', () => {
+    // Three windows over the same 10 s: two hear speaker 0 throughout; the third hears its one
+    // local speaker on frames 100-199 only, assigned to speaker 1, which loses every frame 2 to 1.
+    const all = decode(
+      logProbs(() => 1),
+      FRAMES,
+    );
+    const some = decode(
+      logProbs((f) => (f >= 100 && f < 200 ? 1 : 0)),
+      FRAMES,
+    );
+    const args = [
+      [0, 0, 0],
+      [all, all, some],
+      [Int32Array.of(0, -1, -1), Int32Array.of(0, -1, -1), Int32Array.of(1, -1, -1)],
+      2,
+      160_000,
+    ] as const;
+    expect(reconstruct(...args).map((s) => s.speakers)).toEqual([[0]]);
+    expect(reconstruct(...args, 1).map((s) => s.speakers)).toEqual([[0]]);
+    const forced = reconstruct(...args, 2);
+    expect(forced.map((s) => s.speakers)).toEqual([[0], [1], [0]]);
+    expect(forced[1]!.start).toBeCloseTo((100 * 270 + 991 / 2 - 135) / 16000, 2);
+    expect(forced[1]!.end).toBeCloseTo((199 * 270 + 991 / 2 + 135) / 16000, 2);
+    // Asked for more than there are speakers with any frame: as many as there are.
+    expect(new Set(reconstruct(...args, 3).flatMap((s) => s.speakers)).size).toBe(2);
+  });
+
   it('clusters embeddings into the asked count and gives one window distinct speakers', () => {
     const voice = (axis: number, jitter: number) => {
       const v = new Float32Array(8).fill(0.05);
