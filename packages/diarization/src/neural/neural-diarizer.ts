@@ -159,12 +159,13 @@ export class NeuralDiarizer {
             this.opts.coexistDistance,
           )
         : 0;
-    const trained = train.length >= 2 ? train : locals;
+    // Local speakers too short to train may still be a quiet person a caller's count asks for.
+    const trained = new Set(train.length >= 2 ? train : locals);
     const centroids = speakerCentroids(
-      trained.map((l) => l.embedding),
+      [...trained].map((l) => l.embedding),
       { min: clampCount(floor, bounds), max: bounds.max },
       this.clustering,
-      locals.filter((l) => !trained.includes(l)).map((l) => l.embedding),
+      locals.filter((l) => !trained.has(l)).map((l) => l.embedding),
     );
     if (centroids.length === 0) return { segments: [], speakerCount: 0 };
     // Local speaker -> global cluster, distinct within a window.

@@ -132,21 +132,17 @@ describe('neural pipeline parts', () => {
       logProbs((f) => (f >= 100 && f < 200 ? 1 : 0)),
       FRAMES,
     );
-    const args = [
-      [0, 0, 0],
-      [all, all, some],
-      [Int32Array.of(0, -1, -1), Int32Array.of(0, -1, -1), Int32Array.of(1, -1, -1)],
-      2,
-      160_000,
-    ] as const;
-    expect(reconstruct(...args).map((s) => s.speakers)).toEqual([[0]]);
-    expect(reconstruct(...args, 1).map((s) => s.speakers)).toEqual([[0]]);
-    const forced = reconstruct(...args, 2);
+    const assignment = [Int32Array.of(0, -1, -1), Int32Array.of(0, -1, -1), Int32Array.of(1, -1, -1)];
+    const run = (minSpeakers?: number) =>
+      reconstruct([0, 0, 0], [all, all, some], assignment, 2, 160_000, minSpeakers);
+    expect(run().map((s) => s.speakers)).toEqual([[0]]);
+    expect(run(1).map((s) => s.speakers)).toEqual([[0]]);
+    const forced = run(2);
     expect(forced.map((s) => s.speakers)).toEqual([[0], [1], [0]]);
     expect(forced[1]!.start).toBeCloseTo((100 * 270 + 991 / 2 - 135) / 16000, 2);
     expect(forced[1]!.end).toBeCloseTo((199 * 270 + 991 / 2 + 135) / 16000, 2);
     // Asked for more than there are speakers with any frame: as many as there are.
-    expect(new Set(reconstruct(...args, 3).flatMap((s) => s.speakers)).size).toBe(2);
+    expect(new Set(run(3).flatMap((s) => s.speakers)).size).toBe(2);
   });
 
   it('clusters embeddings into the asked count and gives one window distinct speakers', () => {
