@@ -22,6 +22,8 @@ import {
   createDiarizer,
   type DiarizationResult,
   labelWords,
+  SPEECH_GATE_MARGIN,
+  wordsNearSpeech,
   NeuralDiarizer,
   type NeuralDiarizerOptions,
   readWav,
@@ -153,6 +155,7 @@ async function scoreSet(
   const rows: string[] = [];
   const summary: string[] = [];
   const wordRows: string[] = [];
+  const gateRows: string[] = [];
   for (const { name, diarizer } of pipelines()) {
     await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
     const sums = { c0: zero(), c25: zero() };
@@ -160,6 +163,7 @@ async function scoreSet(
     let seconds = 0;
     let countsRight = 0;
     const wordSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
+    const gatedSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
@@ -176,7 +180,16 @@ async function scoreSet(
       const fileWords = words?.get(f.id);
       if (fileWords) {
         const w = scoreWords(labelWords(fileWords, result.segments), ref, e0.mapping);
-        for (const k of ['words', 'scored', 'wrong', 'outside'] as const) wordSum[k] += w[k];
+        // The worker's speech gate (HARK_SPEECH_GATE): the words the timeline comes near.
+        const gated = scoreWords(
+          labelWords(wordsNearSpeech(fileWords, result.segments), result.segments),
+          ref,
+          e0.mapping,
+        );
+        for (const k of ['words', 'scored', 'wrong', 'outside'] as const) {
+          wordSum[k] += w[k];
+          gatedSum[k] += gated[k];
+        }
         wordRows.push(wordRow(name, f.id, idWidth, w));
       }
       rows.push(
@@ -188,7 +201,12 @@ async function scoreSet(
       `${name.padEnd(8)} ${'TOTAL'.padEnd(idWidth)}         | ${pct(der(c0))} ${pct(rate(c0.missed, c0))} ${pct(rate(c0.falseAlarm, c0))} ${pct(rate(c0.confusion, c0))} | ${pct(der(c25))}`,
     );
     const wordTotal = { ...wordSum, wder: wordSum.scored > 0 ? wordSum.wrong / wordSum.scored : 0 };
-    if (words) wordRows.push(wordRow(name, 'TOTAL', idWidth, wordTotal));
+    if (words) {
+      wordRows.push(wordRow(name, 'TOTAL', idWidth, wordTotal));
+      gateRows.push(
+        `${name.padEnd(8)} speech gate (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - gatedSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - gatedSum.scored} of ${wordSum.scored} in reference speech; WDER after ${pct(gatedSum.scored > 0 ? gatedSum.wrong / gatedSum.scored : 0).trim()}`,
+      );
+    }
     summary.push(
       `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
     );
@@ -199,6 +217,7 @@ async function scoreSet(
   if (words) {
     console.log(`\npipeline ${'file'.padEnd(idWidth)} words scored outside wrong |   WDER`);
     for (const r of wordRows) console.log(r);
+    for (const r of gateRows) console.log(r);
   }
   console.log('');
   for (const s of summary) console.log(s);

@@ -95,6 +95,16 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...base, HARK_DIARIZER: 'pyannote' })).toThrow(/HARK_DIARIZER/);
   });
 
+  it('gates words by the timeline behind the neural diarizer unless told otherwise (HARK_SPEECH_GATE)', () => {
+    expect(loadWorkerConfig(base).diarizer.speechGate).toBe(true);
+    expect(loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic' }).diarizer.speechGate).toBe(false);
+    expect(loadWorkerConfig({ ...base, HARK_SPEECH_GATE: 'off' }).diarizer.speechGate).toBe(false);
+    expect(
+      loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic', HARK_SPEECH_GATE: 'on' }).diarizer.speechGate,
+    ).toBe(true);
+    expect(() => loadWorkerConfig({ ...base, HARK_SPEECH_GATE: 'yes' })).toThrow(/HARK_SPEECH_GATE/);
+  });
+
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {
     expect(
       loadWorkerConfig({ ...base, WHISPER_MODEL: '/m/for-tests-ggml-base.en.bin' }).whisper.modelName,

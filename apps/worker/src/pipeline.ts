@@ -32,6 +32,8 @@ export interface PipelineDeps {
   maxAudioSeconds: number;
   /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `auto`. */
   wordTimestamps?: WordTimestampPolicy;
+  /** HARK_SPEECH_GATE: drop the words the diarization timeline does not come near (`buildContent`). Default off. */
+  speechGate?: boolean;
   log: Logger;
   /** Told each engine run's wall time against the audio's length (WorkerMetrics). */
   metrics?: { engineRun(engineSeconds: number, audioSeconds: number): void };
@@ -108,7 +110,9 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
     ]),
   );
   const words = withinAudio(result.words, wav.durationSeconds);
-  const { content, speakerCount } = buildContent(words, input.glossary, diarization, result.segments);
+  const { content, speakerCount } = buildContent(words, input.glossary, diarization, result.segments, {
+    speechGate: deps.speechGate ?? false,
+  });
   return {
     status: 'ready',
     completion: {

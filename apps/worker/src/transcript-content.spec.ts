@@ -65,6 +65,48 @@ describe('buildContent', () => {
     ]);
   });
 
+  it('with the speech gate: words the timeline does not come near leave text, words, utterances and segments', () => {
+    // "Thanks for watching." over 5-6.5 s of silence: 1 s from the timeline, which ends at 4 s.
+    const words = [
+      ...engineWords,
+      { start: 5, end: 6, text: 'Thanks' },
+      { start: 6, end: 6.5, text: 'watching.' },
+    ];
+    const segments = [
+      { start: 0, end: 1.2, speakers: ['A'] },
+      { start: 2.8, end: 4, speakers: ['B'] },
+    ];
+    const engineSegments = [
+      { start: 0, end: 4, text: 'x', tokens: [1], avgLogprob: -0.2 },
+      { start: 4, end: 7, text: 'y', tokens: [2], avgLogprob: -0.9 },
+    ];
+    const gated = buildContent(words, null, { segments, speakerCount: 2 }, engineSegments, {
+      speechGate: true,
+    });
+    expect(gated.content.text).toBe('deploy kubernetes, today.');
+    expect((gated.content.words as { text: string }[]).map((x) => x.text)).toEqual([
+      'deploy',
+      'kubernetes,',
+      'today.',
+    ]);
+    expect((gated.content.utterances as { text: string }[]).map((u) => u.text)).toEqual([
+      'deploy kubernetes,',
+      'today.',
+    ]);
+    expect((gated.content.segments as { start: number }[]).map((x) => x.start)).toEqual([0]);
+    expect(gated.speakerCount).toBe(2);
+    // Off (the default), or without speakers, or when the timeline heard nobody: every word stays.
+    const off = buildContent(words, null, { segments, speakerCount: 2 });
+    expect(off.content.text).toBe('deploy kubernetes, today. Thanks watching.');
+    expect(buildContent(words, null, null, undefined, { speechGate: true }).content.text).toBe(
+      'deploy kubernetes, today. Thanks watching.',
+    );
+    const nobody = buildContent(words, null, { segments: [], speakerCount: 0 }, undefined, {
+      speechGate: true,
+    });
+    expect(nobody.content.words.length).toBe(5);
+  });
+
   it('rounds the timeline to milliseconds', () => {
     const segments = [{ start: 0.29000000000000004, end: 2.238, speakers: ['A'] }];
     const { content } = buildContent([], null, { segments, speakerCount: 1 });

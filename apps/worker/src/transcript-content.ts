@@ -5,6 +5,7 @@ import {
   type Utterance,
   buildUtterances,
   labelWords,
+  wordsNearSpeech,
 } from '@hark/diarization';
 import type { TranscriptContentInput } from '@hark/transcripts';
 import {
@@ -91,22 +92,26 @@ export function parseSpeakers(value: unknown): SpeakersOption | null {
  * `diarization` is null when speakers were not requested: no labels, utterances split at
  * pauses, `diarizationSegments` and `speakerCount` null. With a timeline, every word takes the
  * speaker whose segments cover it longest and utterances are runs of one speaker's words
- * (@hark/diarization `labelWords` / `buildUtterances`).
+ * (@hark/diarization `labelWords` / `buildUtterances`). With `speechGate`, the words that come
+ * no nearer than 0.25 s to the timeline are left out first (@hark/diarization `wordsNearSpeech`:
+ * text the engine invented in silence), from the text, words, utterances and segments alike.
  */
 export function buildContent(
   engineWords: readonly TimedWord[],
   glossary: Glossary | null,
   diarization: DiarizationResult | null,
   engineSegments?: readonly WhisperSegment[],
+  { speechGate = false }: { speechGate?: boolean } = {},
 ): { content: TranscriptContentInput; speakerCount: number | null } {
   const corrected = applyCorrections(engineWords, glossary).map((w) => ({
     start: w.start,
     end: w.end,
     text: w.text,
   }));
-  const built = buildLabelled(corrected, diarization);
+  const kept = diarization && speechGate ? wordsNearSpeech(corrected, diarization.segments) : corrected;
+  const built = buildLabelled(kept, diarization);
   if (engineSegments === undefined) return built;
-  return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, corrected) } };
+  return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, kept) } };
 }
 
 /** The engine's own segment, as stored for OpenAI's `verbose_json` (never served by Hark's routes). */

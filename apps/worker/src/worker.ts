@@ -107,6 +107,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       diarizer,
       maxAudioSeconds: config.maxAudioSeconds,
       wordTimestamps: config.whisper.wordTimestamps,
+      speechGate: config.diarizer.speechGate,
       metrics,
     },
     announce,

@@ -26,6 +26,8 @@ export { speechWindows, type WindowOptions } from './windows';
 export {
   buildUtterances,
   labelWords,
+  SPEECH_GATE_MARGIN,
+  wordsNearSpeech,
   type LabeledWord,
   type Utterance,
   type UtteranceOptions,

@@ -1,5 +1,5 @@
 import type { Segment } from './timeline';
-import { buildUtterances, labelWords, type LabeledWord } from './words';
+import { buildUtterances, labelWords, type LabeledWord, wordsNearSpeech } from './words';
 
 const seg = (start: number, end: number, ...speakers: string[]): Segment => ({ start, end, speakers });
 const word = (start: number, end: number, text = 'w') => ({ start, end, text });
@@ -83,5 +83,48 @@ describe('buildUtterances', () => {
 
   it('returns nothing for no words', () => {
     expect(buildUtterances([], [seg(0, 1, 'A')])).toEqual([]);
+  });
+});
+
+describe('wordsNearSpeech', () => {
+  const segments = [seg(6, 8, 'A'), seg(1, 2, 'A'), seg(1.5, 4, 'B', 'A')];
+
+  it('keeps the words within the margin of a segment and drops those farther out', () => {
+    const words = [
+      word(0, 0.5, 'invented'), // 0.5 s before the first segment
+      word(0.6, 0.8, 'edge'), // 0.2 s before it: within 0.25 s
+      word(2.5, 3, 'inside'),
+      word(4.1, 4.3, 'after'),
+      word(4.5, 5.5, 'silence'), // 0.5 s from both neighbours
+      word(5.8, 5.9, 'lead-in'),
+      word(9, 10, 'tail'),
+    ];
+    expect(wordsNearSpeech(words, segments).map((w) => w.text)).toEqual([
+      'edge',
+      'inside',
+      'after',
+      'lead-in',
+    ]);
+    expect(wordsNearSpeech(words, segments, 0.6).map((w) => w.text)).toEqual([
+      'invented',
+      'edge',
+      'inside',
+      'after',
+      'silence',
+      'lead-in',
+    ]);
+  });
+
+  it('keeps a word spanning a segment, and a segment nested in an earlier longer one counts', () => {
+    const nested = [seg(0, 10, 'A'), seg(2, 3, 'B')];
+    expect(wordsNearSpeech([word(9, 9.5), word(-1, 11), word(11, 12)], nested).map((w) => w.start)).toEqual([
+      9, -1,
+    ]);
+  });
+
+  it('keeps every word when the timeline heard nobody, and keeps extra fields', () => {
+    const words = [{ ...word(1, 2), speaker: null }];
+    expect(wordsNearSpeech(words, [])).toEqual(words);
+    expect(wordsNearSpeech([], segments)).toEqual([]);
   });
 });

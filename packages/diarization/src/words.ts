@@ -22,6 +22,43 @@ export interface UtteranceOptions {
   minOverlap?: number;
 }
 
+/** How near (seconds) a word must come to the speech timeline to stay (`wordsNearSpeech`). */
+export const SPEECH_GATE_MARGIN = 0.25;
+
+/**
+ * The words that come within `margin` seconds of a segment of the speech timeline: a word the
+ * engine wrote where the timeline hears nobody, that far from anyone, is text it invented in
+ * silence (Whisper's known failure: a sentence over a silent lead-in, "see you in the next
+ * video" over a pause). With no segments at all every word stays: the timeline heard nothing,
+ * so it cannot tell invented words from speech it missed. Only a timeline that hears speech as
+ * well as segmentation-3.0 does should gate (bench/der/README.md, "Words in silence").
+ */
+export function wordsNearSpeech<W extends Word>(
+  words: readonly W[],
+  segments: readonly Segment[],
+  margin = SPEECH_GATE_MARGIN,
+): W[] {
+  if (segments.length === 0) return [...words];
+  const spans = segments.map((s) => [s.start - margin, s.end + margin] as const).sort((a, b) => a[0] - b[0]);
+  // Running maximum of the ends, so a binary search on the starts answers "does any span reach w".
+  const reach: number[] = [];
+  for (const [, end] of spans) reach.push(Math.max(end, reach[reach.length - 1] ?? -Infinity));
+  return words.filter((w) => {
+    // The last span starting at or before the word's end.
+    let lo = 0;
+    let hi = spans.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (spans[mid]![0] <= w.end) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return at >= 0 && reach[at]! >= w.start;
+  });
+}
+
 /**
  * Gives each word the speaker whose segments overlap it longest (a multi-speaker segment counts
  * for each of its speakers). A word no segment overlaps — ASR timestamps drift into the pauses

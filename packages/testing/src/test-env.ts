@@ -20,8 +20,9 @@ export const testEngine = {
   modelsDir: MODELS_DIR,
 };
 
-/** Speech the tests transcribe: jfk.wav (11 s) and a 60 s file. */
+/** Speech the tests transcribe: jfk.wav (11 s), a 60 s file, and a real meeting excerpt (30 s, 4 people). */
 export const testAudio = {
   jfkWav: path.join(SHARED_DIR, 'audio/jfk.wav'),
   speech60Wav: path.join(SHARED_DIR, 'audio/speech-60s.wav'),
+  meetingTrn05Wav: path.join(SHARED_DIR, 'eval/diar/trn05.wav'),
 };
