@@ -8,6 +8,12 @@ export interface EmbeddingClusteringOptions {
   maxCluster?: number;
   /** Clusters smaller than min(12, 10% of the clustered embeddings) do not count as speakers (pyannote's rule). */
   minClusterSize?: number;
+  /**
+   * A small cluster or an untrained local speaker farther than this (average-linkage cosine
+   * distance) from every speaker found is a speaker of its own (`fitCount`). Default 0.6, a
+   * margin of 0.1 over the threshold for the noise of short embeddings; 1 or more disables.
+   */
+  newVoiceDistance?: number;
 }
 
 /** L2-normalised copy (all-zero stays zero). */
@@ -52,7 +58,7 @@ export function speakerCentroids(
   let small = members.filter((m) => m.length < minSize);
   if (groups.length === 0) [groups, small] = [members, []];
   const pool = [...small, ...evenly(candidates, maxCluster).map((c) => [c])];
-  return fitCount(groups, pool, bounds).map(centroid);
+  return fitCount(groups, pool, bounds, options.newVoiceDistance ?? 0.6).map(centroid);
 }
 
 /** At most `max` items, evenly spaced. */
@@ -80,6 +86,10 @@ export function groupDistance(a: Float32Array[], b: Float32Array[]): number {
  * Moves the number of speaker groups into `bounds` one step at a time, each step on the
  * clustering's own scale (average-linkage cosine distance), so a count the caller asks for costs
  * as little as the audio allows:
+ * - first, a group of `pool` (clusters too small to count, local speakers that did not train the
+ *   clustering) farther than `newVoice` from every group is a voice of its own: a person who said
+ *   too little to train the clustering, but sounds like nobody found (most distant first, while
+ *   under `bounds.max`);
  * - too few: the most separated new speaker is added. Either one group is split along its own
  *   top merge (scored by that merge's distance), or a group of `pool` (clusters too small to
  *   count, local speakers that did not train the clustering) becomes a speaker of its own (scored
@@ -91,6 +101,7 @@ export function fitCount(
   groups: Float32Array[][],
   pool: Float32Array[][],
   bounds: CountBounds,
+  newVoice = Infinity,
 ): Float32Array[][] {
   groups = [...groups];
   const left = [...pool];
@@ -119,6 +130,16 @@ export function fitCount(
     }
     return min;
   };
+  while (groups.length < bounds.max) {
+    let far: Float32Array[] | undefined;
+    let farthest = newVoice;
+    for (const p of left) {
+      const distance = nearest(p);
+      if (distance > farthest) [far, farthest] = [p, distance];
+    }
+    if (!far) break;
+    groups.push(...left.splice(left.indexOf(far), 1));
+  }
   while (groups.length < bounds.min) {
     let best: { distance: number; apply: () => void } | undefined;
     for (const g of groups) {

@@ -203,6 +203,20 @@ describe('neural pipeline parts', () => {
       expect(split.every((c) => dot(c, mean(a)) > 0.97 || dot(c, mean(b)) > 0.97)).toBe(true);
     });
 
+    it('counts a voice that did not train the clustering when it sounds like nobody found', () => {
+      const far = unit([2, 1]); // about 0.9 from a and b
+      const close = unit([0, 1], [7, 0.4]); // a's, from a short stretch
+      expect(speakerCentroids([...a, ...b], { min: 1, max: 20 }, {}, [close])).toHaveLength(2);
+      const three = speakerCentroids([...a, ...b], { min: 1, max: 20 }, {}, [close, far]);
+      expect(three).toHaveLength(3);
+      expect(three.some((c) => dot(c, far) > 0.999)).toBe(true);
+      // Not above the asked maximum, and not when disabled.
+      expect(speakerCentroids([...a, ...b], { min: 1, max: 2 }, {}, [far])).toHaveLength(2);
+      expect(
+        speakerCentroids([...a, ...b], { min: 1, max: 20 }, { newVoiceDistance: 1 }, [far]),
+      ).toHaveLength(2);
+    });
+
     it('merges the two nearest groups when fewer are asked', () => {
       const c = many(12, (i) => unit([5, 1], [7, i / 60]));
       const groups = fitCount([a, c, b], [], { min: 1, max: 2 });
