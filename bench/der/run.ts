@@ -265,14 +265,13 @@ async function longFile(evalDir: string, minutes: number): Promise<{ audio: Audi
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
   const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(__dirname, '../../../shared/eval/diar');
-  const longAt = args.indexOf('--long');
-  if (args.includes('--words') && (longAt >= 0 || args.includes('--meetings') || args.includes('--espeak')))
+  const longAt = argv.indexOf('--long');
+  if (argv.includes('--words') && (longAt >= 0 || argv.includes('--meetings') || argv.includes('--espeak')))
     throw new Error('--words scores the excerpts one by one: leave out --long, --meetings and --espeak');
   if (longAt >= 0) {
-    const minutes = Number(args[longAt + 1] ?? 60);
-    const which = args.includes('--classic') ? 'classic' : 'neural';
+    const minutes = Number(argv[longAt + 1] ?? 60);
+    const which = argv.includes('--classic') ? 'classic' : 'neural';
     const { audio, reference } = await longFile(evalDir, minutes);
     const p = pipelines().find((x) => x.name === which)!;
     const refCount = new Set(reference.map((t) => t.speaker)).size;
@@ -287,7 +286,7 @@ async function main(): Promise<void> {
     await p.diarizer.close();
     return;
   }
-  if (args.includes('--espeak')) {
+  if (argv.includes('--espeak')) {
     const dir = await mkdtemp(join(tmpdir(), 'hark-der-'));
     try {
       await scoreSet(await espeakSet(dir), 'espeak-ng plumbing set');
@@ -296,19 +295,19 @@ async function main(): Promise<void> {
     }
     return;
   }
-  if (args.includes('--meetings')) {
+  if (argv.includes('--meetings')) {
     const meetings = joinMeetings(await readEvalSet(evalDir));
     await scoreSet(meetings, `real meeting excerpts joined by meeting (${evalDir})`);
     return;
   }
   const files = await readEvalSet(evalDir);
-  const timingAt = args.indexOf('--word-timing');
-  const asked = timingAt >= 0 ? args[timingAt + 1] : 'dtw';
+  const timingAt = argv.indexOf('--word-timing');
+  const asked = timingAt >= 0 ? argv[timingAt + 1] : 'dtw';
   if (asked !== 'dtw' && asked !== 'tokens') throw new Error(`--word-timing: dtw or tokens, not ${asked}`);
   const timing: WordTimestamps = asked;
-  const beamAt = args.indexOf('--beam');
-  const beam = beamAt >= 0 ? Number(args[beamAt + 1]) : DEFAULT_DECODING.beamSize;
-  const words = args.includes('--words') ? await transcribeSet(files, timing, beam) : null;
+  const beamAt = argv.indexOf('--beam');
+  const beam = beamAt >= 0 ? Number(argv[beamAt + 1]) : DEFAULT_DECODING.beamSize;
+  const words = argv.includes('--words') ? await transcribeSet(files, timing, beam) : null;
   await scoreSet(
     files,
     `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}, beam ${beam}` : ''}`,

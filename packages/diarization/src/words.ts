@@ -39,24 +39,8 @@ export function wordsNearSpeech<W extends Word>(
   margin = SPEECH_GATE_MARGIN,
 ): W[] {
   if (segments.length === 0) return [...words];
-  const spans = segments.map((s) => [s.start - margin, s.end + margin] as const).sort((a, b) => a[0] - b[0]);
-  // Running maximum of the ends, so a binary search on the starts answers "does any span reach w".
-  const reach: number[] = [];
-  for (const [, end] of spans) reach.push(Math.max(end, reach[reach.length - 1] ?? -Infinity));
-  return words.filter((w) => {
-    // The last span starting at or before the word's end.
-    let lo = 0;
-    let hi = spans.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (spans[mid]![0] <= w.end) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return at >= 0 && reach[at]! >= w.start;
-  });
+  const index = new SegmentIndex(segments);
+  return words.filter((w) => index.overlapping(w.start - margin, w.end + margin).length > 0);
 }
 
 /**
@@ -128,7 +112,7 @@ class SegmentIndex {
   private readonly sorted: Segment[];
   private readonly maxEnd: number[];
 
-  constructor(segments: Segment[]) {
+  constructor(segments: readonly Segment[]) {
     this.sorted = [...segments].sort((a, b) => a.start - b.start);
     let max = -Infinity;
     this.maxEnd = this.sorted.map((s) => (max = Math.max(max, s.end)));

@@ -219,7 +219,6 @@ describe('WhisperEngine', () => {
       dtwPreset: 'base',
       run: withPreset.run,
     });
-    expect(e.dtwAvailable).toBe(true);
     await e.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'dtw' });
     await e.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'tokens' });
     await e.transcribe({ wavPath: '/tmp/a.wav' });
@@ -231,7 +230,6 @@ describe('WhisperEngine', () => {
 
     const noPreset = fakeRun(jfk);
     const bare = engine(noPreset.run);
-    expect(bare.dtwAvailable).toBe(false);
     await bare.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'dtw' });
     expect(noPreset.calls[0]!.args.some((a) => a === '-dtw' || a === '-nfa')).toBe(false);
   });

@@ -194,11 +194,6 @@ export class WhisperEngine {
     }
   }
 
-  /** Whether `wordTimestamps: 'dtw'` is honoured (the model has a `-dtw` preset). */
-  get dtwAvailable(): boolean {
-    return Boolean(this.options.dtwPreset);
-  }
-
   private dtwArgs(wordTimestamps: WordTimestamps): string[] {
     const preset = this.options.dtwPreset;
     return wordTimestamps === 'dtw' && preset ? ['-dtw', preset] : [];

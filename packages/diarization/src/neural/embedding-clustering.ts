@@ -117,28 +117,30 @@ export function fitCount(
     }
     return s;
   };
-  // Each pool group's distance to each group, computed once per (pool group, group).
-  const distances = new Map<Float32Array[], Map<Float32Array[], number>>();
-  const nearest = (p: Float32Array[]) => {
-    let known = distances.get(p);
-    if (!known) distances.set(p, (known = new Map()));
-    let min = Infinity;
-    for (const g of groups) {
-      let d = known.get(g);
-      if (d === undefined) known.set(g, (d = groupDistance(p, g)));
-      min = Math.min(min, d);
-    }
-    return min;
+  // Distances between groups (a pool group is one too), each pair computed once.
+  const known = new Map<Float32Array[], Map<Float32Array[], number>>();
+  const between = (a: Float32Array[], b: Float32Array[]) => {
+    let row = known.get(a);
+    if (!row) known.set(a, (row = new Map()));
+    let d = row.get(b);
+    if (d === undefined) row.set(b, (d = groupDistance(a, b)));
+    return d;
   };
-  while (groups.length < bounds.max) {
-    let far: Float32Array[] | undefined;
-    let farthest = newVoice;
+  const nearest = (p: Float32Array[]) => Math.min(...groups.map((g) => between(p, g)));
+  /** The pool group farthest from every group, if any is farther than `than`. */
+  const farthest = (than: number) => {
+    let best: { p: Float32Array[]; distance: number } | undefined;
     for (const p of left) {
       const distance = nearest(p);
-      if (distance > farthest) [far, farthest] = [p, distance];
+      if (distance > (best?.distance ?? than)) best = { p, distance };
     }
+    return best;
+  };
+  const promote = (p: Float32Array[]) => groups.push(...left.splice(left.indexOf(p), 1));
+  while (groups.length < bounds.max) {
+    const far = farthest(newVoice);
     if (!far) break;
-    groups.push(...left.splice(left.indexOf(far), 1));
+    promote(far.p);
   }
   while (groups.length < bounds.min) {
     let best: { distance: number; apply: () => void } | undefined;
@@ -148,11 +150,9 @@ export function fitCount(
       if (!best || s.distance > best.distance)
         best = { distance: s.distance, apply: () => groups.splice(groups.indexOf(g), 1, ...s.halves) };
     }
-    for (const p of left) {
-      const distance = nearest(p);
-      if (!best || distance > best.distance)
-        best = { distance, apply: () => groups.push(...left.splice(left.indexOf(p), 1)) };
-    }
+    const far = farthest(-Infinity);
+    if (far && (!best || far.distance > best.distance))
+      best = { distance: far.distance, apply: () => promote(far.p) };
     if (!best) break;
     best.apply();
   }
@@ -160,7 +160,7 @@ export function fitCount(
     let pair = { i: 0, j: 1, distance: Infinity };
     for (let i = 0; i < groups.length; i++)
       for (let j = i + 1; j < groups.length; j++) {
-        const distance = groupDistance(groups[i]!, groups[j]!);
+        const distance = between(groups[i]!, groups[j]!);
         if (distance < pair.distance) pair = { i, j, distance };
       }
     groups[pair.i] = [...groups[pair.i]!, ...groups[pair.j]!];

@@ -372,10 +372,12 @@ export function reconstruct(
       }
     }
   });
-  // Each frame's speakers, at most LOCAL of them (-1: none).
+  // Each frame's speakers, at most LOCAL of them (-1: none); each speaker's frames and votes.
   const chosen = new Int16Array(total * LOCAL).fill(-1);
   const framesOf = new Int32Array(k);
+  const votes = new Float64Array(k);
   for (let g = 0; g < total; g++) {
+    for (let c = 0; c < k; c++) votes[c]! += score[g * k + c]!;
     const n = covered[g]! > 0 ? Math.round(countSum[g]! / covered[g]!) : 0;
     if (n === 0) continue;
     const order = Array.from({ length: k }, (_, c) => c).filter((c) => score[g * k + c]! > 0);
@@ -387,9 +389,8 @@ export function reconstruct(
   }
   const present = () => framesOf.filter((f) => f > 0).length;
   if (present() < minSpeakers) {
-    const votes = (c: number) => score.reduce((sum, x, i) => (i % k === c ? sum + x : sum), 0);
     const missing = Array.from({ length: k }, (_, c) => c).filter((c) => framesOf[c] === 0);
-    missing.sort((a, b) => votes(b) - votes(a));
+    missing.sort((a, b) => votes[b]! - votes[a]!);
     const forced = new Set<number>();
     for (const c of missing) {
       if (present() >= minSpeakers) break;
