@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, truncate } from 'node:fs/promises';
+import { readFile, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import request from 'supertest';
 import { waitFor } from '@hark/testing';
@@ -184,6 +184,28 @@ describe('uploads', () => {
     const after = await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(200);
     expect(after.body.data.receivedBytes).toBe(1000);
     expect((await readFile(storedFile(id))).length).toBe(1000);
+  });
+
+  it('an upload whose stored bytes were lost answers 404 upload_not_found, never 500, and stays gone', async () => {
+    // An operator cleaned the storage folder, or a disk was replaced: what Postgres recorded is
+    // no longer there, so no chunk can be appended after it and no transcript made from it.
+    for (const lose of [(id: string) => rm(storedFile(id)), (id: string) => truncate(storedFile(id), 10)]) {
+      const created = await request(api.app).post('/v1/uploads').set(api.auth).send(Buffer.alloc(1000, 'a'));
+      const id = created.body.data.id as string;
+      await lose(id);
+      const res = await putChunk(id, Buffer.alloc(100, 'b')).expect(404);
+      expect(res.body).toEqual(envelope('upload_not_found', false));
+      expect(res.body.error.message).toMatch(/stored bytes .* are gone.*new upload/);
+      await request(api.app).get(`/v1/uploads/${id}`).set(api.auth).expect(404);
+      await putChunk(id, Buffer.alloc(100, 'c')).expect(404);
+      const row = await api.db.upload.findUniqueOrThrow({ where: { id } });
+      expect(row.erasedAt).not.toBeNull();
+      expect(row.receivedBytes).toBe(1000n);
+      // Nor can a transcript be made from it.
+      const tr = await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId: id });
+      expect(tr.status).toBe(404);
+      expect(tr.body.error.code).toBe('upload_not_found');
+    }
   });
 
   it('a client that drops mid-chunk leaves the upload consistent and resumable', async () => {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
+import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
 import type { UploadLock } from './upload-lock';
 
 export interface UploadView {
@@ -282,7 +282,8 @@ export class UploadService {
               if (n.count !== 1) throw new Error('upload moved under its lock');
             },
           })
-          .catch((e: unknown) => {
+          .catch(async (e: unknown) => {
+            if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);
             throw e instanceof BlobSealedError ? sealed() : e;
           });
         const written = appended.bytes;
@@ -312,6 +313,23 @@ export class UploadService {
     } finally {
       await held.release();
     }
+  }
+
+  /**
+   * The store holds fewer bytes than the row records (a storage folder cleaned or a disk
+   * replaced by hand): nothing can follow bytes that are gone and no transcript can be made of
+   * them, so the upload is erased (the sweeper removes what the store still has) and reported as
+   * unknown, as after any other erasure. Only while the row still records `receivedBytes`.
+   */
+  private async lost(id: string, receivedBytes: bigint): Promise<HarkError> {
+    await this.db.upload.updateMany({
+      where: { id, receivedBytes, erasedAt: null, usedAt: null },
+      data: { erasedAt: new Date(), hashState: null },
+    });
+    return new HarkError(
+      'upload_not_found',
+      'The stored bytes of this upload are gone; send the file again as a new upload.',
+    );
   }
 
   /** Whether the upload's row reads `receivedBytes` now; false when that cannot be known. */
