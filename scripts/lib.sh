@@ -267,3 +267,28 @@ prepare_stack() {
 ensure_whisper() {
   bash "$ROOT/scripts/build-whisper.sh"
 }
+
+# Docker Compose v2, for checking docker/compose*.yml where Docker is not installed (CI): the
+# `docker compose` plugin when there is one, else a standalone build of the pinned release from
+# the Go module proxy into $HARK_HOME/tools (once; a few minutes, then the Go caches make it
+# seconds). Prints the command to run it, or nothing when neither is possible (no Go, no proxy).
+COMPOSE_VERSION=v2.40.3
+compose_command() {
+  if docker compose version >/dev/null 2>&1; then
+    echo "docker compose"
+    return
+  fi
+  local bin="$HARK_HOME/tools/docker-compose-$COMPOSE_VERSION"
+  if [ ! -x "$bin" ] && command -v go >/dev/null 2>&1; then
+    log "building docker compose $COMPOSE_VERSION from the Go module proxy (once)"
+    # `go install` refuses a module whose go.mod has exclude directives: build it as the main module.
+    local src
+    if src="$(go mod download -json "github.com/docker/compose/v2@$COMPOSE_VERSION" 2>/dev/null |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"; then
+      mkdir -p "$HARK_HOME/tools"
+      (cd "$src" && GOFLAGS=-mod=mod go build -o "$bin.tmp" ./cmd) >/dev/null 2>&1 && mv "$bin.tmp" "$bin"
+    fi
+  fi
+  [ -x "$bin" ] && echo "$bin"
+  return 0
+}
