@@ -38,12 +38,16 @@ RUN pnpm --filter @hark/db generate \
 # (ggml's portable default), not just the build machine's CPU. ----
 FROM base AS whisper
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch python3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
 COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
 COPY scripts/whisper-patches /src/scripts/whisper-patches
 RUN WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF" bash /src/scripts/build-whisper.sh
+# The Silero VAD model for WHISPER_VAD=on (885 kB), made from the silero-vad wheel on PyPI and
+# checked against whisper.cpp's published file.
+COPY scripts/vad-model.sh scripts/silero-vad-ggml.py /src/scripts/
+RUN bash /src/scripts/vad-model.sh /src/.hark/models/ggml-silero-v5.1.2.bin
 
 # ---- prod-deps: production dependencies of the worker and its workspace packages ----
 # The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
@@ -66,10 +70,12 @@ RUN apt-get update \
 ENV NODE_ENV=production \
     HARK_STORAGE_DIR=/var/lib/hark/storage \
     HARK_MODELS_DIR=/models \
-    WHISPER_BIN=/usr/local/bin/whisper-cli
+    WHISPER_BIN=/usr/local/bin/whisper-cli \
+    WHISPER_VAD_MODEL=/usr/local/share/hark/ggml-silero-v5.1.2.bin
 WORKDIR /app
 # whisper-quantize makes the worker's quantised model from the mounted one at start (WHISPER_QUANTIZE).
 COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /src/.hark/whisper/bin/whisper-quantize /usr/local/bin/
+COPY --from=whisper /src/.hark/models/ggml-silero-v5.1.2.bin /usr/local/share/hark/
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/worker/dist ./apps/worker/dist
 # The storage volume is shared with the api (same path, same uid 1000 = node).

@@ -46,7 +46,7 @@ RUN pnpm --filter @hark/db generate \
 FROM nvidia/cuda:${CUDA_VERSION}-devel-ubuntu${UBUNTU_VERSION} AS whisper
 ARG CUDA_ARCHITECTURES="75;80;86;89;90"
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch python3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 # build-whisper.sh uses node only to locate the source and read its version.
 COPY --from=base /usr/local/bin/node /usr/local/bin/node
@@ -55,6 +55,9 @@ COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
 COPY scripts/whisper-patches /src/scripts/whisper-patches
 RUN GGML_CUDA=1 WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
     bash /src/scripts/build-whisper.sh
+# The Silero VAD model for WHISPER_VAD=on, as in docker/worker.Dockerfile.
+COPY scripts/vad-model.sh scripts/silero-vad-ggml.py /src/scripts/
+RUN bash /src/scripts/vad-model.sh /src/.hark/models/ggml-silero-v5.1.2.bin
 
 # ---- prod-deps: production dependencies of the worker and its workspace packages ----
 # The bundles (scripts/bundle.mjs) inline @hark/* code and leave every other package external;
@@ -79,10 +82,12 @@ COPY --from=base /usr/local/bin/node /usr/local/bin/node
 ENV NODE_ENV=production \
     HARK_STORAGE_DIR=/var/lib/hark/storage \
     HARK_MODELS_DIR=/models \
-    WHISPER_BIN=/usr/local/bin/whisper-cli
+    WHISPER_BIN=/usr/local/bin/whisper-cli \
+    WHISPER_VAD_MODEL=/usr/local/share/hark/ggml-silero-v5.1.2.bin
 WORKDIR /app
 # whisper-quantize makes the worker's quantised model from the mounted one at start (WHISPER_QUANTIZE).
 COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /src/.hark/whisper/bin/whisper-quantize /usr/local/bin/
+COPY --from=whisper /src/.hark/models/ggml-silero-v5.1.2.bin /usr/local/share/hark/
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/worker/dist ./apps/worker/dist
 # Same storage path and uid (1000) as the CPU worker and the api, so they share the volume.

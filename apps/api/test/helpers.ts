@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@hark/db';
 import { waitFor } from '@hark/testing';
-import { type AccountOptions, type ApiFixture, apiTest as apiFixture } from '@hark/testing/jest';
+import { type AccountOptions, type ApiFixture, type Stack, apiTest as apiFixture } from '@hark/testing/jest';
 import type { Redis } from 'ioredis';
 import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -153,4 +153,37 @@ export function envelope(code: string, retryable: boolean, fields?: Record<strin
       ...(fields ? { fields } : {}),
     },
   };
+}
+
+/**
+ * Uploads `file` to a built stack as a new topped-up account, creates a transcript with `body`,
+ * and waits (up to 5 minutes) for it to leave `processing`: the transcript as the API returns it.
+ */
+export async function transcribeFile(
+  stack: Stack,
+  file: string,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
+  const audio = await readFile(file);
+  const sha = createHash('sha256').update(audio).digest('hex');
+  const up = await fetch(`${stack.base}/uploads?sha256=${sha}`, {
+    method: 'POST',
+    headers: acct.auth,
+    body: audio,
+  });
+  if (up.status !== 201) throw new Error(`upload answered ${up.status}`);
+  const uploadId = ((await up.json()) as { data: { id: string } }).data.id;
+  const created = await fetch(`${stack.base}/transcripts`, {
+    method: 'POST',
+    headers: { ...acct.auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ uploadId, ...body }),
+  });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}`);
+  let t = ((await created.json()) as { data: Record<string, unknown> }).data;
+  for (let i = 0; i < 5 && t.status === 'processing'; i++) {
+    const res = await fetch(`${stack.base}/transcripts/${t.id as string}?wait=60`, { headers: acct.auth });
+    t = ((await res.json()) as { data: Record<string, unknown> }).data;
+  }
+  return t;
 }

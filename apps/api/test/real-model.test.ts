@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { testAudio, testEngine } from '@hark/testing';
 import { stackTest } from '@hark/testing/jest';
+import { transcribeFile } from './helpers';
 
 // The real Whisper base model (../shared/models/ggml-base.bin) through built API and worker
 // processes with the worker's default engine configuration: quantised at start, greedy decoding,
@@ -23,30 +23,7 @@ interface Word {
   text: string;
 }
 
-async function transcribe(file: string, body: Record<string, unknown> = {}) {
-  const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
-  const audio = await readFile(file);
-  const sha = createHash('sha256').update(audio).digest('hex');
-  const up = await fetch(`${stack.base}/uploads?sha256=${sha}`, {
-    method: 'POST',
-    headers: acct.auth,
-    body: audio,
-  });
-  expect(up.status).toBe(201);
-  const uploadId = ((await up.json()) as { data: { id: string } }).data.id;
-  const created = await fetch(`${stack.base}/transcripts`, {
-    method: 'POST',
-    headers: { ...acct.auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ uploadId, ...body }),
-  });
-  expect(created.status).toBe(201);
-  let t = ((await created.json()) as { data: Record<string, unknown> }).data;
-  for (let i = 0; i < 5 && t.status === 'processing'; i++) {
-    const res = await fetch(`${stack.base}/transcripts/${t.id as string}?wait=60`, { headers: acct.auth });
-    t = ((await res.json()) as { data: Record<string, unknown> }).data;
-  }
-  return t;
-}
+const transcribe = (file: string, body: Record<string, unknown> = {}) => transcribeFile(stack, file, body);
 
 const plain = (text: string) =>
   text

@@ -1,4 +1,4 @@
-import { DEFAULT_DECODING } from '@hark/media';
+import { DEFAULT_DECODING, DEFAULT_VAD } from '@hark/media';
 import { loadWorkerConfig } from './config';
 
 const base = {
@@ -103,6 +103,43 @@ describe('loadWorkerConfig', () => {
       loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic', HARK_SPEECH_GATE: 'on' }).diarizer.speechGate,
     ).toBe(true);
     expect(() => loadWorkerConfig({ ...base, HARK_SPEECH_GATE: 'yes' })).toThrow(/HARK_SPEECH_GATE/);
+  });
+
+  it('decodes everything by default; WHISPER_VAD=on decodes only the speech Silero finds, each setting checked', () => {
+    expect(loadWorkerConfig(base).whisper.vad).toBeNull();
+    expect(
+      loadWorkerConfig({ ...base, WHISPER_VAD: 'off', WHISPER_VAD_THRESHOLD: '7' }).whisper.vad,
+    ).toBeNull();
+    const on = loadWorkerConfig({ ...base, WHISPER_VAD: 'on' }).whisper.vad;
+    expect(on).toEqual({
+      ...DEFAULT_VAD,
+      modelPath: expect.stringMatching(/\.hark\/models\/ggml-silero-v5\.1\.2\.bin$/),
+    });
+    expect(DEFAULT_VAD).toEqual({ threshold: 0.5, minSpeechMs: 250, minSilenceMs: 2000, speechPadMs: 400 });
+    const tuned = loadWorkerConfig({
+      ...base,
+      WHISPER_VAD: 'on',
+      WHISPER_VAD_MODEL: '/m/vad.bin',
+      WHISPER_VAD_THRESHOLD: '0.35',
+      WHISPER_VAD_MIN_SILENCE_MS: '500',
+      WHISPER_VAD_PAD_MS: '200',
+    }).whisper.vad;
+    expect(tuned).toEqual({
+      modelPath: '/m/vad.bin',
+      threshold: 0.35,
+      minSpeechMs: 250,
+      minSilenceMs: 500,
+      speechPadMs: 200,
+    });
+    for (const [name, value] of [
+      ['WHISPER_VAD', 'yes'],
+      ['WHISPER_VAD_THRESHOLD', '1'],
+      ['WHISPER_VAD_THRESHOLD', '0'],
+      ['WHISPER_VAD_THRESHOLD', 'half'],
+      ['WHISPER_VAD_MIN_SILENCE_MS', '-1'],
+      ['WHISPER_VAD_PAD_MS', '1.5'],
+    ] as const)
+      expect(() => loadWorkerConfig({ ...base, WHISPER_VAD: 'on', [name]: value })).toThrow(name);
   });
 
   it('derives the model name from a test model file, unless HARK_MODEL_NAME says otherwise', () => {

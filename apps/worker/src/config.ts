@@ -2,19 +2,23 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   type CommonConfig,
+  ConfigError,
   type Env,
   LIMITS,
   bool,
   commonConfig,
   int,
   modelNameFromPath,
+  num,
   oneOf,
   optStr,
   str,
 } from '@hark/core';
 import {
   DEFAULT_DECODING,
+  DEFAULT_VAD,
   type DecodingOptions,
+  type VadOptions,
   QUANTIZE_TYPES,
   WORD_TIMESTAMPS,
   type QuantizeType,
@@ -58,6 +62,14 @@ export interface WhisperConfig {
   wordTimestamps: WordTimestampPolicy;
   /** The model's `-dtw` preset, read from its header at start (main.ts); null: none, tokens only. */
   dtwPreset?: string | null;
+  /**
+   * `WHISPER_VAD`: `on` decodes only the speech Silero VAD finds (whisper.cpp `--vad`), like
+   * faster-whisper's `vad_filter`; `off` (the default) decodes everything. `WHISPER_VAD_MODEL`
+   * (default `<repo>/.hark/models/ggml-silero-v5.1.2.bin`, made by scripts/vad-model.sh),
+   * `WHISPER_VAD_THRESHOLD` (0.5), `WHISPER_VAD_MIN_SILENCE_MS` (2000), `WHISPER_VAD_PAD_MS` (400).
+   * Null when off. See bench/engine/README.md, "VAD".
+   */
+  vad: VadOptions | null;
 }
 
 /** `auto`, or one of the engine's word timings always. */
@@ -139,6 +151,23 @@ function taskDecoding(env: Env): TaskDecoding {
   };
 }
 
+/** `WHISPER_VAD` and its settings; null when off. */
+function vadOptions(env: Env): VadOptions | null {
+  if (oneOf(env, 'WHISPER_VAD', ['off', 'on'] as const, 'off') === 'off') return null;
+  const threshold = num(env, 'WHISPER_VAD_THRESHOLD', DEFAULT_VAD.threshold, 0);
+  if (threshold <= 0 || threshold >= 1)
+    throw new ConfigError(`WHISPER_VAD_THRESHOLD must be above 0 and below 1, got ${threshold}`);
+  return {
+    modelPath: path.resolve(
+      str(env, 'WHISPER_VAD_MODEL', path.join(REPO_ROOT, '.hark/models/ggml-silero-v5.1.2.bin')),
+    ),
+    threshold,
+    minSpeechMs: DEFAULT_VAD.minSpeechMs,
+    minSilenceMs: int(env, 'WHISPER_VAD_MIN_SILENCE_MS', DEFAULT_VAD.minSilenceMs, 0, 60_000),
+    speechPadMs: int(env, 'WHISPER_VAD_PAD_MS', DEFAULT_VAD.speechPadMs, 0, 5_000),
+  };
+}
+
 /**
  * `HARK_SPEECH_GATE` as a yes or no: `auto` gates behind the neural diarizer only. Over fifteen
  * real meeting excerpts its timeline drops 55 of the 72 words the engine wrote in reference
@@ -177,6 +206,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       modelCacheDir: path.resolve(str(env, 'HARK_MODEL_CACHE_DIR', path.join(tmpDir, 'models'))),
       decoding: taskDecoding(env),
       wordTimestamps: oneOf(env, 'WHISPER_WORD_TIMESTAMPS', WORD_TIMESTAMP_POLICIES, 'auto'),
+      vad: vadOptions(env),
     },
     diarizer: {
       kind: diarizerKind,

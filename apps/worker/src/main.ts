@@ -1,5 +1,7 @@
 // Hark transcription worker: wires configuration, Postgres, Redis and the BullMQ worker, then
 // runs until SIGTERM (finish or hand back the active job, exit 0).
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { closeOnSignals, workerConnection } from '@hark/queue';
@@ -13,6 +15,7 @@ import { startWorker } from './worker';
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel);
+  await checkVadModel(config);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
@@ -39,10 +42,22 @@ async function main(): Promise<void> {
       concurrency: config.queue.concurrency,
       model: config.whisper.modelName,
       threads: config.whisper.threads,
+      vad: config.whisper.vad !== null,
       storage: describeStorage(config),
     },
     'worker ready',
   );
+}
+
+/** WHISPER_VAD=on without its model would fail every job: the worker does not start. */
+async function checkVadModel(config: WorkerConfig): Promise<void> {
+  const vad = config.whisper.vad;
+  if (!vad) return;
+  await access(vad.modelPath, constants.R_OK).catch(() => {
+    throw new Error(
+      `WHISPER_VAD is on but its model ${vad.modelPath} cannot be read (make it with scripts/vad-model.sh, or set WHISPER_VAD_MODEL)`,
+    );
+  });
 }
 
 /**

@@ -26,11 +26,14 @@ export {
 } from './decode';
 export {
   DEFAULT_DECODING,
+  DEFAULT_VAD,
   WORD_TIMESTAMPS,
   WhisperEngine,
   decodingArgs,
   decodingEnv,
+  vadArgs,
   type DecodingOptions,
+  type VadOptions,
   type TaskDecoding,
   type TranscribeInput,
   type WhisperEngineOptions,

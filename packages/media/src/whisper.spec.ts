@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
-import { DEFAULT_DECODING, WhisperEngine, decodingArgs } from './whisper';
+import { DEFAULT_DECODING, DEFAULT_VAD, WhisperEngine, decodingArgs, vadArgs } from './whisper';
 
 const jfk = readFileSync(join(__dirname, '__fixtures__', 'whisper-full-jfk.en.ojf.txt'), 'utf8');
 
@@ -232,6 +232,40 @@ describe('WhisperEngine', () => {
     const bare = engine(noPreset.run);
     await bare.transcribe({ wavPath: '/tmp/a.wav', wordTimestamps: 'dtw' });
     expect(noPreset.calls[0]!.args.some((a) => a === '-dtw' || a === '-nfa')).toBe(false);
+  });
+
+  it('decodes only the speech VAD finds when asked (whisper.cpp --vad and its settings), else everything', async () => {
+    const withVad = fakeRun(jfk);
+    const vad = { modelPath: '/models/ggml-silero-v5.1.2.bin', ...DEFAULT_VAD };
+    const e = new WhisperEngine({
+      binaryPath: '/opt/whisper-cli',
+      modelPath: '/models/base.bin',
+      threads: 2,
+      modelName: 'whisper-base',
+      vad,
+      run: withVad.run,
+    });
+    await e.transcribe({ wavPath: '/tmp/a.wav', task: 'translate' });
+    const args = withVad.calls[0]!.args;
+    const at = args.indexOf('--vad');
+    expect(args.slice(at, at + 11)).toEqual([
+      '--vad',
+      '-vm',
+      '/models/ggml-silero-v5.1.2.bin',
+      '-vt',
+      '0.5',
+      '-vspd',
+      '250',
+      '-vsd',
+      '2000',
+      '-vp',
+      '400',
+    ]);
+    expect(at).toBeLessThan(args.indexOf('-ojf'));
+    expect(vadArgs(null)).toEqual([]);
+    const plain = fakeRun(jfk);
+    await engine(plain.run).transcribe({ wavPath: '/tmp/a.wav' });
+    expect(plain.calls[0]!.args.some((a) => a.startsWith('--vad') || a === '-vm')).toBe(false);
   });
 
   it('exposes the model name', () => {

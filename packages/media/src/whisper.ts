@@ -32,6 +32,57 @@ export interface WhisperEngineOptions {
    * absent: a transcription that asks for them gets token timestamps instead.
    */
   dtwPreset?: string | null;
+  /**
+   * Voice activity detection before decoding (whisper.cpp `--vad`, Silero v5 in ggml): only the
+   * speech it finds is decoded, joined, and every time is mapped back to the original audio
+   * (segments upstream, tokens and DTW times by scripts/whisper-patches/0005). Null or absent:
+   * the whole audio is decoded.
+   */
+  vad?: VadOptions | null;
+}
+
+/** whisper.cpp's VAD settings (`-vm`, `-vt`, `-vspd`, `-vsd`, `-vp`). */
+export interface VadOptions {
+  /** The ggml Silero model (`ggml-silero-v5.1.2.bin`, made by scripts/vad-model.sh). */
+  modelPath: string;
+  /** Speech probability from which a frame is speech. */
+  threshold: number;
+  /** Speech shorter than this (ms) is dropped. */
+  minSpeechMs: number;
+  /** Silence shorter than this (ms) does not end a speech segment. */
+  minSilenceMs: number;
+  /** Audio kept on both sides of each speech segment (ms). */
+  speechPadMs: number;
+}
+
+/**
+ * faster-whisper's `vad_filter` settings (its VadOptions defaults, with min_speech_duration_ms
+ * at whisper.cpp's 250): whisper.cpp's own (100 ms silence ends a segment, 30 ms of padding)
+ * cut between words, and every cut is a join the decoder hears as a pause.
+ */
+export const DEFAULT_VAD: Readonly<Omit<VadOptions, 'modelPath'>> = {
+  threshold: 0.5,
+  minSpeechMs: 250,
+  minSilenceMs: 2000,
+  speechPadMs: 400,
+};
+
+/** whisper-cli arguments for the VAD settings (none when there are none). */
+export function vadArgs(vad: VadOptions | null | undefined): string[] {
+  if (!vad) return [];
+  return [
+    '--vad',
+    '-vm',
+    vad.modelPath,
+    '-vt',
+    String(vad.threshold),
+    '-vspd',
+    String(vad.minSpeechMs),
+    '-vsd',
+    String(vad.minSilenceMs),
+    '-vp',
+    String(vad.speechPadMs),
+  ];
 }
 
 /**
@@ -149,6 +200,7 @@ export class WhisperEngine {
       temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
       decodingArgs(decoding),
       this.dtwArgs(wordTimestamps),
+      vadArgs(this.options.vad),
       // Full JSON turns token timestamps on; the words are built from them (or their DTW times).
       ['-ojf', '-of', outPrefix],
     ].flat();

@@ -14,6 +14,8 @@ export const testEnv = {
   whisperModel: testEngine.whisperModel,
   /** A multilingual test model: language detection runs, on noise. */
   whisperMultilingualModel: join(testEngine.modelsDir, 'for-tests-ggml-tiny.bin'),
+  /** The real multilingual base model (words, for the tests that need them). */
+  baseModel: testEngine.baseModel,
   jfkWav: testAudio.jfkWav,
   speech60Wav: testAudio.speech60Wav,
 };
@@ -29,6 +31,18 @@ export function ensureWhisperBuilt(): string {
   if (build.status !== 0 || !existsSync(testEnv.whisperBin))
     throw new Error('scripts/build-whisper.sh failed');
   return testEnv.whisperBin;
+}
+
+/** whisper.cpp's VAD model: made with the repo script when missing (a download from PyPI, once). */
+export function ensureVadModel(): string {
+  if (existsSync(testEngine.vadModel)) return testEngine.vadModel;
+  if (process.env['WHISPER_VAD_MODEL'])
+    throw new Error(`WHISPER_VAD_MODEL=${testEngine.vadModel} does not exist`);
+  const made = spawnSync('bash', [join(repo, 'scripts/vad-model.sh'), testEngine.vadModel], {
+    stdio: 'inherit',
+  });
+  if (made.status !== 0 || !existsSync(testEngine.vadModel)) throw new Error('scripts/vad-model.sh failed');
+  return testEngine.vadModel;
 }
 
 /** Runs a shell-free command for fixtures (ffmpeg, sox) and fails the test loudly if it fails. */

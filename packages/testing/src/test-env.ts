@@ -18,6 +18,8 @@ export const testEngine = {
   baseModel: path.join(MODELS_DIR, 'ggml-base.bin'),
   /** Whisper models and `diarization/` (segmentation and embedding ONNX models). */
   modelsDir: MODELS_DIR,
+  /** whisper.cpp's Silero VAD model, as scripts/vad-model.sh makes it (the test command does). */
+  vadModel: process.env.WHISPER_VAD_MODEL ?? path.join(REPO_ROOT, '.hark/models/ggml-silero-v5.1.2.bin'),
 };
 
 /** Speech the tests transcribe: jfk.wav (11 s), a 60 s file, and a real meeting excerpt (30 s, 4 people). */
