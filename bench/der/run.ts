@@ -9,7 +9,8 @@
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
 //                                                       whisper.cpp's words, labelled as the worker does
 //                                                       (DTW word times; `--word-timing tokens` for the others;
-//                                                       `--beam 5` decodes with a beam, the worker greedily)
+//                                                       `--beam 5` decodes with a beam, the worker greedily;
+//                                                       `--vad` decodes only the speech Silero VAD finds, WHISPER_VAD=on)
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -30,6 +31,7 @@ import {
 } from '@hark/diarization';
 import {
   DEFAULT_DECODING,
+  DEFAULT_VAD,
   dtwPreset,
   prepareModel,
   type TimedWord,
@@ -115,6 +117,7 @@ async function transcribeSet(
   files: (EvalFile & { wavPath: string })[],
   timing: WordTimestamps,
   beamSize: number,
+  vad: boolean,
 ): Promise<Map<string, TimedWord[]>> {
   const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
   const binaryPath =
@@ -132,8 +135,12 @@ async function transcribeSet(
     modelName: 'whisper-base',
     dtwPreset: await dtwPreset(model.path),
     decoding: { transcribe: { beamSize } },
+    vad: vad
+      ? { modelPath: resolve(__dirname, '../../.hark/models/ggml-silero-v5.1.2.bin'), ...DEFAULT_VAD }
+      : null,
   });
   const out = new Map<string, TimedWord[]>();
+  const started = performance.now();
   for (const f of files) {
     const { words } = await engine.transcribe({ wavPath: f.wavPath, language: 'en', wordTimestamps: timing });
     const [a, b] = f.uem;
@@ -142,6 +149,10 @@ async function transcribeSet(
       words.filter((w) => (w.start + w.end) / 2 >= a && (w.start + w.end) / 2 <= b),
     );
   }
+  const audio = files.reduce((sum, f) => sum + f.audio.samples.length / f.audio.sampleRate, 0);
+  console.log(
+    `engine: ${((performance.now() - started) / 1000).toFixed(1)} s for ${audio.toFixed(0)} s of audio (${vad ? 'VAD' : 'no VAD'}); load average ${load()}`,
+  );
   return out;
 }
 
@@ -307,10 +318,11 @@ async function main(): Promise<void> {
   const timing: WordTimestamps = asked;
   const beamAt = argv.indexOf('--beam');
   const beam = beamAt >= 0 ? Number(argv[beamAt + 1]) : DEFAULT_DECODING.beamSize;
-  const words = argv.includes('--words') ? await transcribeSet(files, timing, beam) : null;
+  const vad = argv.includes('--vad');
+  const words = argv.includes('--words') ? await transcribeSet(files, timing, beam, vad) : null;
   await scoreSet(
     files,
-    `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}, beam ${beam}` : ''}`,
+    `real meeting excerpts (${evalDir})${words ? `; words timed by ${timing}, beam ${beam}${vad ? ', VAD' : ''}` : ''}`,
     words,
   );
 }

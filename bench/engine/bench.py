@@ -4,7 +4,7 @@ the same files. Prints wall, CPU seconds, audio s per CPU s, peak RSS and WER pe
 and the ratios against faster-whisper. Figures are printed, never asserted.
 
 Environment (run.sh sets the paths and BENCH_QUANT_MODELS): BENCH_QUICK=1 (4 dev files, no 10-minute file),
-BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES, or faster-whisper-words: faster-whisper with word timestamps),
+BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES, or faster-whisper-words: faster-whisper with word timestamps, or faster-whisper-vad: with vad_filter),
 BENCH_THREADS (2).
 """
 import json
@@ -28,6 +28,10 @@ FW_MODEL = ENV["BENCH_FW_MODEL"]
 FW_PYTHON = sys.executable
 WORK = Path(ENV["BENCH_WORK"])
 EVAL = Path(ENV["BENCH_EVAL_DIR"])
+VAD_MODEL = ENV.get("BENCH_VAD_MODEL", "")  # ggml-silero-v5.1.2.bin (scripts/vad-model.sh)
+# faster-whisper's vad_filter defaults (min speech at whisper.cpp's 250 ms): the worker's WHISPER_VAD=on.
+VAD_ARGS = ["--vad", "-vm", VAD_MODEL, "-vt", "0.5", "-vspd", "250", "-vsd", "2000", "-vp", "400"]
+FW_FLAVOURS = {"faster-whisper": {}, "faster-whisper-words": {"FW_WORD_TIMESTAMPS": "1"}, "faster-whisper-vad": {"FW_VAD_FILTER": "1"}}
 
 
 def load_normalizer():
@@ -86,6 +90,8 @@ CANDIDATES = {
     # timestamps, beside flash attention (scripts/whisper-patches/0004); -nfa is upstream's way.
     "hark-dtw": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base"], "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-dtw-nfa": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base", "-nfa"], "env": {"WHISPER_DECODE_THREADS": "1"}},
+    # WHISPER_VAD=on: only the speech Silero VAD finds is decoded (times mapped back: whisper-patches/0005).
+    "hark-vad": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + VAD_ARGS, "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-dt2": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640)},
     "hark-fit384": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(384), "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-nofit": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"], "env": {"WHISPER_DECODE_THREADS": "1"}},
@@ -143,11 +149,11 @@ def run_cli(name, files):
     return wall, cpu, rss, texts
 
 
-def run_fw(files, words=False):
+def run_fw(files, flavour="faster-whisper"):
     with tempfile.TemporaryDirectory(dir=WORK) as tmp:
         out = os.path.join(tmp, "fw.json")
         cmd = [FW_PYTHON, str(HERE / "fw_run.py"), FW_MODEL, THREADS, out] + [f["src"] for f in files]
-        wall, cpu, rss = run_timed(cmd, {"FW_WORD_TIMESTAMPS": "1" if words else "0"})
+        wall, cpu, rss = run_timed(cmd, FW_FLAVOURS[flavour])
         by_src = json.loads(Path(out).read_text(encoding="utf-8"))
     return wall, cpu, rss, {f["wav"]: by_src[f["src"]] for f in files}
 
@@ -195,7 +201,10 @@ def prepare_sets():
             w.writeframes(b"".join(parts)[: 600 * 16000 * 2])
         os.replace(str(long_wav) + ".tmp", long_wav)
     long = {"src": str(long_wav), "wav": str(long_wav), "seconds": to_wav(long_wav, long_wav), "reference": None}
-    return {"60s": [clip], "dev": dev, "10min": [long]}
+    # Real meetings (the diarization development set, 4 x 30 s, pauses and quiet stretches): time only.
+    diar = Path(ENV["BENCH_DIAR_DIR"]) if ENV.get("BENCH_DIAR_DIR") else None
+    meetings = [entry(p) for p in sorted(diar.glob("*.wav"))] if diar else []
+    return {"60s": [clip], "dev": dev, "10min": [long], **({"meetings": meetings} if meetings else {})}
 
 
 def load_sets():
@@ -204,6 +213,7 @@ def load_sets():
     if quick:
         sets["dev"] = sets["dev"][:4]
         sets.pop("10min", None)
+        sets.pop("meetings", None)
     only = [s for s in ENV.get("BENCH_SETS", "").split(",") if s]
     if only:
         sets = {k: v for k, v in sets.items() if k in only}
@@ -218,7 +228,7 @@ def main():
     sets = load_sets()
     extra = [c for c in ENV.get("BENCH_CANDIDATES", "").split(",") if c]
     for c in extra:
-        if c not in CANDIDATES and c != "faster-whisper-words":
+        if c not in CANDIDATES and c not in FW_FLAVOURS:
             raise SystemExit(f"unknown candidate {c}; known: {', '.join(CANDIDATES)}")
     engines = ["today", "hark"] + [c for c in extra if c not in ("today", "hark")] + ["faster-whisper"]
     rounds = int(ENV.get("BENCH_ROUNDS", "1"))
@@ -235,7 +245,7 @@ def main():
                 if f"{engine}@{set_name}" in skip:
                     continue
                 if engine.startswith("faster-whisper"):
-                    run = run_fw(files, words=engine == "faster-whisper-words")
+                    run = run_fw(files, engine)
                 else:
                     run = run_cli(engine, files)
                 results.setdefault((set_name, engine), []).append(run)
