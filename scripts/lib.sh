@@ -285,9 +285,10 @@ compose_command() {
   if [ ! -x "$bin" ] && command -v go >/dev/null 2>&1; then
     log "building docker compose $COMPOSE_VERSION from the Go module proxy (once)"
     # `go install` refuses a module whose go.mod has exclude directives: build it as the main module.
-    local src
-    if src="$(go mod download -json "github.com/docker/compose/v2@$COMPOSE_VERSION" 2>/dev/null |
-      python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"; then
+    local module="github.com/docker/compose/v2@$COMPOSE_VERSION"
+    if go mod download "$module" >/dev/null 2>&1; then
+      local src
+      src="$(go env GOMODCACHE)/$module"
       mkdir -p "$HARK_HOME/tools"
       (cd "$src" && GOFLAGS=-mod=mod go build -o "$bin.tmp" ./cmd) >/dev/null 2>&1 && mv "$bin.tmp" "$bin"
     fi

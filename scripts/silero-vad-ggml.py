@@ -3,7 +3,8 @@
 
     python3 scripts/silero-vad-ggml.py OUT.bin [silero_vad-5.1.2-py3-none-any.whl]
 
-Without a wheel, downloads silero-vad 5.1.2 from PyPI (the simple index's sha256 checked). Writes
+Does nothing when OUT already holds the model. Without a wheel, downloads silero-vad 5.1.2 from
+PyPI (the simple index's sha256 checked). Writes
 what whisper.cpp's own `models/convert-silero-vad-to-ggml.py` writes (the same header, tensors,
 order, shapes and types: convolution weights and the STFT basis as float16, the rest as
 float32), without torch or numpy: the TorchScript archive is a zip whose `data.pkl` names each
@@ -193,6 +194,10 @@ def main() -> None:
     if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
     out_path = sys.argv[1]
+    if os.path.isfile(out_path):
+        with open(out_path, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest() == GGML_SHA256:
+                return  # made before
     if len(sys.argv) == 3:
         with open(sys.argv[2], "rb") as f:
             wheel = f.read()

@@ -32,6 +32,7 @@ import {
 import {
   DEFAULT_DECODING,
   DEFAULT_VAD,
+  VAD_MODEL_FILE,
   dtwPreset,
   prepareModel,
   type TimedWord,
@@ -122,11 +123,13 @@ async function transcribeSet(
   const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
   const binaryPath =
     process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli');
+  // The quantised model and the VAD model live where the worker's scripts put them.
+  const cacheDir = resolve(__dirname, '../../.hark/models');
   const model = await prepareModel({
     modelPath: join(models, 'ggml-base.bin'),
     quantize: 'q8_0',
     quantizeBin: join(dirname(binaryPath), 'whisper-quantize'),
-    cacheDir: resolve(__dirname, '../../.hark/models'),
+    cacheDir,
   });
   const engine = new WhisperEngine({
     binaryPath,
@@ -135,9 +138,7 @@ async function transcribeSet(
     modelName: 'whisper-base',
     dtwPreset: await dtwPreset(model.path),
     decoding: { transcribe: { beamSize } },
-    vad: vad
-      ? { modelPath: resolve(__dirname, '../../.hark/models/ggml-silero-v5.1.2.bin'), ...DEFAULT_VAD }
-      : null,
+    vad: vad ? { modelPath: join(cacheDir, VAD_MODEL_FILE), ...DEFAULT_VAD } : null,
   });
   const out = new Map<string, TimedWord[]>();
   const started = performance.now();

@@ -18,6 +18,7 @@ import {
   DEFAULT_DECODING,
   DEFAULT_VAD,
   type DecodingOptions,
+  VAD_MODEL_FILE,
   type VadOptions,
   QUANTIZE_TYPES,
   WORD_TIMESTAMPS,
@@ -65,7 +66,7 @@ export interface WhisperConfig {
   /**
    * `WHISPER_VAD`: `on` decodes only the speech Silero VAD finds (whisper.cpp `--vad`), like
    * faster-whisper's `vad_filter`; `off` (the default) decodes everything. `WHISPER_VAD_MODEL`
-   * (default `<repo>/.hark/models/ggml-silero-v5.1.2.bin`, made by scripts/vad-model.sh),
+   * (default `<repo>/.hark/models/` + `VAD_MODEL_FILE`, made by scripts/vad-model.sh),
    * `WHISPER_VAD_THRESHOLD` (0.5), `WHISPER_VAD_MIN_SILENCE_MS` (2000), `WHISPER_VAD_PAD_MS` (400).
    * Null when off. See bench/engine/README.md, "VAD".
    */
@@ -159,7 +160,7 @@ function vadOptions(env: Env): VadOptions | null {
     throw new ConfigError(`WHISPER_VAD_THRESHOLD must be above 0 and below 1, got ${threshold}`);
   return {
     modelPath: path.resolve(
-      str(env, 'WHISPER_VAD_MODEL', path.join(REPO_ROOT, '.hark/models/ggml-silero-v5.1.2.bin')),
+      str(env, 'WHISPER_VAD_MODEL', path.join(REPO_ROOT, '.hark/models', VAD_MODEL_FILE)),
     ),
     threshold,
     minSpeechMs: DEFAULT_VAD.minSpeechMs,

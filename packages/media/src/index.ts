@@ -27,11 +27,11 @@ export {
 export {
   DEFAULT_DECODING,
   DEFAULT_VAD,
+  VAD_MODEL_FILE,
   WORD_TIMESTAMPS,
   WhisperEngine,
   decodingArgs,
   decodingEnv,
-  vadArgs,
   type DecodingOptions,
   type VadOptions,
   type TaskDecoding,

@@ -41,9 +41,12 @@ export interface WhisperEngineOptions {
   vad?: VadOptions | null;
 }
 
+/** The file scripts/vad-model.sh makes (under `.hark/models` by default). */
+export const VAD_MODEL_FILE = 'ggml-silero-v5.1.2.bin';
+
 /** whisper.cpp's VAD settings (`-vm`, `-vt`, `-vspd`, `-vsd`, `-vp`). */
 export interface VadOptions {
-  /** The ggml Silero model (`ggml-silero-v5.1.2.bin`, made by scripts/vad-model.sh). */
+  /** The ggml Silero model (`VAD_MODEL_FILE`, made by scripts/vad-model.sh). */
   modelPath: string;
   /** Speech probability from which a frame is speech. */
   threshold: number;
