@@ -40,7 +40,7 @@ import {
   type WordTimestamps,
 } from '@hark/media';
 import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
-import { fileDer, type DerResult } from './src/der';
+import { addTimes, type DerTimes, fileDer, zeroTimes } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
 import { scoreWords, type WordScore } from './src/word-speakers';
@@ -78,14 +78,7 @@ const load = (): string =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-type Sum = Pick<DerResult, 'total' | 'missed' | 'falseAlarm' | 'confusion'>;
-const zero = (): Sum => ({ total: 0, missed: 0, falseAlarm: 0, confusion: 0 });
-function add(sum: Sum, r: Sum): void {
-  sum.total += r.total;
-  sum.missed += r.missed;
-  sum.falseAlarm += r.falseAlarm;
-  sum.confusion += r.confusion;
-}
+type Sum = DerTimes;
 const rate = (x: number, r: Sum): number => (r.total > 0 ? x / r.total : 0);
 const der = (r: Sum): number => rate(r.missed + r.falseAlarm + r.confusion, r);
 
@@ -170,7 +163,7 @@ async function scoreSet(
   const gateRows: string[] = [];
   for (const { name, diarizer } of pipelines()) {
     await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
-    const sums = { c0: zero(), c25: zero() };
+    const sums = { c0: zeroTimes(), c25: zeroTimes() };
     let audioSeconds = 0;
     let seconds = 0;
     let countsRight = 0;
@@ -186,8 +179,8 @@ async function scoreSet(
       const sys = clip(toTurns(f.id, result), f.uem);
       const e0 = fileDer(ref, sys, { collar: 0 });
       const e25 = fileDer(ref, sys, { collar: 0.25 });
-      add(sums.c0, e0);
-      add(sums.c25, e25);
+      addTimes(sums.c0, e0);
+      addTimes(sums.c25, e25);
       if (result.speakerCount === refCount) countsRight++;
       const fileWords = words?.get(f.id);
       if (fileWords) {
@@ -221,6 +214,9 @@ async function scoreSet(
     }
     summary.push(
       `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
+    );
+    summary.push(
+      `${name.padEnd(8)} miss ${pct(rate(c0.missed, c0)).trim()} (collar 0): ${pct(rate(c0.missedUnheard, c0)).trim()} where it hears nobody, ${pct(rate(c0.missedOverlap, c0)).trim()} in overlap it under-counts; the reference has ${pct(rate(c0.beyondTwo, c0)).trim()} beyond two voices at once (segmentation-3.0's powerset labels at most two)`,
     );
     await diarizer.close();
   }

@@ -52,6 +52,19 @@ describe('fileDer', () => {
     expect(r.der).toBeCloseTo(0.1);
   });
 
+  it('splits missed speech into time the system hears nobody and voices it under-counts', () => {
+    // a 0-10, b 4-8, c 5-6 (three at once for 1 s); sys hears nobody 0-2, one voice 2-10.
+    const ref = [t('a', 0, 10), t('b', 4, 8), t('c', 5, 6)];
+    const r = fileDer(ref, [t('A', 2, 10)], noCollar);
+    expect(r.missed).toBeCloseTo(2 + 4 + 1);
+    expect(r.missedUnheard).toBeCloseTo(2);
+    expect(r.missedOverlap).toBeCloseTo(5);
+    // Only the third voice of 5-6 is beyond two at once, whatever the system does.
+    expect(r.beyondTwo).toBeCloseTo(1);
+    expect(fileDer(ref, ref, noCollar).beyondTwo).toBeCloseTo(1);
+    expect(fileDer(ref, ref, noCollar)).toMatchObject({ missed: 0, missedUnheard: 0, missedOverlap: 0 });
+  });
+
   it('excludes a collar around every reference boundary', () => {
     // Boundaries at 0, 5, 10 with 0.25 s collars: scored ref = 10 - 4 * 0.25 = 9.
     // Sys switches 0.2 s late: inside the collar, so no error.

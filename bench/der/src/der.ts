@@ -6,6 +6,15 @@ export interface DerResult {
   /** Scored reference speaker time (overlap counts once per speaker). */
   total: number;
   missed: number;
+  /** The part of `missed` where the system hears nobody. */
+  missedUnheard: number;
+  /** The part of `missed` where the system hears fewer voices than the reference (under-counted overlap). */
+  missedOverlap: number;
+  /**
+   * Reference time beyond two voices at once (a region with n > 2 speakers counts n - 2): missed
+   * by any system that labels at most two at a time, as one built on segmentation-3.0's powerset.
+   */
+  beyondTwo: number;
   falseAlarm: number;
   confusion: number;
   der: number;
@@ -71,16 +80,60 @@ export function fileDer(reference: Turn[], system: Turn[], options: DerOptions =
 
   let total = 0;
   let missed = 0;
+  let missedUnheard = 0;
+  let beyondTwo = 0;
   let falseAlarm = 0;
   let confusion = 0;
   for (const { dur, ref: r, sys: s } of regions) {
     const correct = r.filter((a) => mapping[a] !== undefined && s.includes(mapping[a])).length;
     total += dur * r.length;
     missed += dur * Math.max(0, r.length - s.length);
+    if (s.length === 0) missedUnheard += dur * r.length;
+    beyondTwo += dur * Math.max(0, r.length - 2);
     falseAlarm += dur * Math.max(0, s.length - r.length);
     confusion += dur * (Math.min(r.length, s.length) - correct);
   }
-  return { total, missed, falseAlarm, confusion, der: rate(missed + falseAlarm + confusion, total), mapping };
+  return {
+    total,
+    missed,
+    missedUnheard,
+    missedOverlap: missed - missedUnheard,
+    beyondTwo,
+    falseAlarm,
+    confusion,
+    der: rate(missed + falseAlarm + confusion, total),
+    mapping,
+  };
+}
+
+/** The error times of a `DerResult`, which add up over files. */
+export type DerTimes = Pick<
+  DerResult,
+  'total' | 'missed' | 'missedUnheard' | 'missedOverlap' | 'beyondTwo' | 'falseAlarm' | 'confusion'
+>;
+const TIME_KEYS = [
+  'total',
+  'missed',
+  'missedUnheard',
+  'missedOverlap',
+  'beyondTwo',
+  'falseAlarm',
+  'confusion',
+] as const satisfies readonly (keyof DerTimes)[];
+
+export const zeroTimes = (): DerTimes => ({
+  total: 0,
+  missed: 0,
+  missedUnheard: 0,
+  missedOverlap: 0,
+  beyondTwo: 0,
+  falseAlarm: 0,
+  confusion: 0,
+});
+
+/** Adds `r`'s error times to `sum`. */
+export function addTimes(sum: DerTimes, r: DerTimes): void {
+  for (const k of TIME_KEYS) sum[k] += r[k];
 }
 
 /** Scores several files (grouped by `file`) and sums their error times, as md-eval reports. */
@@ -91,7 +144,7 @@ export function corpusDer(
 ): DerResult & { files: Record<string, DerResult> } {
   const names = [...new Set([...reference, ...system].map((t) => t.file))];
   const files: Record<string, DerResult> = {};
-  const sum = { total: 0, missed: 0, falseAlarm: 0, confusion: 0 };
+  const sum = zeroTimes();
   for (const name of names) {
     const r = fileDer(
       reference.filter((t) => t.file === name),
@@ -99,10 +152,7 @@ export function corpusDer(
       options,
     );
     files[name] = r;
-    sum.total += r.total;
-    sum.missed += r.missed;
-    sum.falseAlarm += r.falseAlarm;
-    sum.confusion += r.confusion;
+    addTimes(sum, r);
   }
   return { ...sum, der: rate(sum.missed + sum.falseAlarm + sum.confusion, sum.total), mapping: {}, files };
 }
