@@ -41,13 +41,16 @@ log() { printf '\033[1;34m[hark]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[hark] %s\033[0m\n' "$*" >&2; exit 1; }
 
 # Installs, as root, the Debian packages of the given `command:package` pairs whose command is
-# missing (`postgres` is looked up under /usr/lib/postgresql, where Debian puts it).
+# missing (`postgres` is looked up under /usr/lib/postgresql, where Debian puts it; a "command"
+# that is an absolute path is a file the package installs).
 ensure_debian_packages() {
   local want=() cmd pkg pair
   for pair in "$@"; do
     cmd="${pair%%:*}"; pkg="${pair#*:}"
     if [ "$cmd" = postgres ]; then
       ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && continue
+    elif [[ "$cmd" == /* ]]; then
+      [ -e "$cmd" ] && continue
     elif command -v "$cmd" >/dev/null 2>&1; then continue; fi
     want+=("$pkg")
   done
@@ -61,11 +64,12 @@ ensure_debian_packages() {
 }
 
 # Debian packages the service needs: Postgres, Redis, ffmpeg, a C++ toolchain for whisper.cpp,
+# the CA certificates for downloads (curl, python3), python3 for the VAD model (scripts/vad-model.sh),
 # and the audio tools the tests use to make speech.
 ensure_system_packages() {
   ensure_debian_packages postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg \
-    cmake:cmake g++:g++ make:make patch:patch curl:curl espeak-ng:espeak-ng sox:sox flock:util-linux \
-    java:openjdk-17-jre-headless
+    cmake:cmake g++:g++ make:make patch:patch curl:curl /etc/ssl/certs/ca-certificates.crt:ca-certificates \
+    python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux java:openjdk-17-jre-headless
 }
 
 # The browser the test of the try page drives (puppeteer-core, headless): Debian's chromium.
