@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs the README's commands on a bare Debian 12 (bookworm, debootstrap's minbase: no python3, no
-# CA bundle, no compiler, no database), as the README promises: "a fresh Debian machine with
-# Node 20". The root is made in DIR (default /tmp/hark-fresh-debian, made anew), this machine's
-# Node 20 with npm and corepack is copied in (nothing else of this machine), HEAD of this checkout
-# is cloned into DIR/work/main, and ../shared is bound read-only beside it. Needs root (debootstrap,
+# Runs the README's commands on a bare Debian (debootstrap's minbase: no python3, no CA bundle, no
+# compiler, no database; bookworm, or HARK_DEBIAN_SUITE=trixie), as the README promises: "a fresh
+# Debian machine with Node 20". The root is made in DIR (default /tmp/hark-fresh-debian, made
+# anew), this machine's Node 20 with npm and corepack is copied in (nothing else of this machine),
+# HEAD of this checkout is cloned into DIR/work/main, and ../shared is bound read-only beside it. Needs root (debootstrap,
 # chroot, mounts) and the Debian mirror. The command runs with an empty environment except for
 # the CA bundle variables this machine sets (so an egress proxy's certificate still works).
 #   sudo bash scripts/fresh-debian.sh [DIR] [COMMAND]
@@ -12,6 +12,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$(realpath -m "${1:-/tmp/hark-fresh-debian}")"
 COMMAND="${2:-bash scripts/up.sh && bash scripts/down.sh}"
+SUITE="${HARK_DEBIAN_SUITE:-bookworm}"
 SHARED="$(cd "$ROOT/../shared" && pwd)"
 [ "$(id -u)" -eq 0 ] || { echo "fresh-debian: run as root" >&2; exit 1; }
 node --version | grep -q '^v20\.' || { echo "fresh-debian: needs this machine's Node 20" >&2; exit 1; }
@@ -26,11 +27,24 @@ unmount_all() {
 trap unmount_all EXIT
 unmount_all
 rm -rf "$DIR"
-debootstrap --variant=minbase bookworm "$DIR" "${HARK_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >/dev/null
+MIRROR="${HARK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+debootstrap --variant=minbase "$SUITE" "$DIR" "$MIRROR" >/dev/null
 cp /etc/resolv.conf "$DIR/etc/resolv.conf"
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-  cp /etc/apt/sources.list.d/debian.sources "$DIR/etc/apt/sources.list.d/" && rm -f "$DIR/etc/apt/sources.list"
-fi
+# The suite's updates and security archives too, as an installed Debian has them.
+rm -f "$DIR/etc/apt/sources.list"
+cat > "$DIR/etc/apt/sources.list.d/debian.sources" <<SOURCES
+Types: deb
+URIs: $MIRROR
+Suites: $SUITE $SUITE-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: ${MIRROR%/debian}/debian-security
+Suites: $SUITE-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
 
 # Node 20 as Debian's nodesource package lays it out (the README's one precondition).
 NODE="$(command -v node)"
@@ -64,7 +78,7 @@ mount --rbind /dev "$DIR/dev"
 mount --bind "$SHARED" "$DIR/work/shared"
 mount -o remount,bind,ro "$DIR/work/shared"
 
-echo "fresh-debian: $(git -C "$ROOT" log -1 --format='%h %s' | cut -c1-80) in $DIR: $COMMAND" >&2
+echo "fresh-debian: $(git -C "$ROOT" log -1 --format='%h %s' | cut -c1-80) in $DIR ($SUITE): $COMMAND" >&2
 start=$(date +%s)
 status=0
 chroot "$DIR" /usr/bin/env -i "${ENV[@]}" bash -c "cd /work/main && $COMMAND" || status=$?

@@ -69,7 +69,7 @@ ensure_debian_packages() {
 ensure_system_packages() {
   ensure_debian_packages postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg \
     cmake:cmake g++:g++ make:make patch:patch curl:curl /etc/ssl/certs/ca-certificates.crt:ca-certificates \
-    python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux java:openjdk-17-jre-headless
+    python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux
 }
 
 # The browser the test of the try page drives (puppeteer-core, headless): Debian's chromium.
@@ -163,6 +163,8 @@ ensure_s3proxy_jar() {
 # .hark/, with credentials made up for this run, and exports what the S3 tests read:
 # HARK_TEST_S3_ENDPOINT and the usual AWS variables. Stop it with stop_s3proxy (trap it).
 start_s3proxy() {
+  # Debian's default Java: 17 on bookworm, 21 on trixie (which has no openjdk-17).
+  ensure_debian_packages java:default-jre-headless
   ensure_s3proxy_jar
   local dir="$HARK_HOME/s3proxy" java=java
   [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ] && java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
