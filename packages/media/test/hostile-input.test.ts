@@ -22,10 +22,12 @@ describe('hostile input (real ffmpeg and ffprobe)', () => {
       blob('up_bomb'),
       `ffconcat version 1.0\n${'file up_victim\nduration 0.001\n'.repeat(3700)}`,
     );
-    writeFileSync(
-      blob('up_hls'),
-      `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:2.0,\n${out('secret.mp3')}\n#EXT-X-ENDLIST\n`,
-    );
+    // The playlist twice: as blobs are named (no extension), and named .m3u8, which ffmpeg 7 and
+    // later need before their HLS demuxer will even look at it (ffmpeg 5, Debian 12's, does not):
+    // the whitelist must refuse both on every version.
+    const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:2.0,\n${out('secret.mp3')}\n#EXT-X-ENDLIST\n`;
+    writeFileSync(blob('up_hls'), playlist);
+    writeFileSync(blob('up_hls.m3u8'), playlist);
   });
 
   const rejected = async (promise: Promise<unknown>) => {
@@ -38,7 +40,7 @@ describe('hostile input (real ffmpeg and ffprobe)', () => {
   it.each([
     ['an ffconcat list naming another upload', 'up_concat'],
     ['an ffconcat list repeating an upload 3,700 times', 'up_bomb'],
-    ['an HLS playlist naming a local file', 'up_hls'],
+    ['an HLS playlist named .m3u8 naming a local file', 'up_hls.m3u8'],
   ])('probing %s fails audio_invalid: its demuxer is not allowed', async (_name, file) => {
     const error = await rejected(probeAudio(blob(file)));
     expect(error.stderr).toMatch(/not on whitelist/);
@@ -47,13 +49,22 @@ describe('hostile input (real ffmpeg and ffprobe)', () => {
   it.each([
     ['an ffconcat list naming another upload', 'up_concat'],
     ['an ffconcat list repeating an upload 3,700 times', 'up_bomb'],
-    ['an HLS playlist naming a local file', 'up_hls'],
+    ['an HLS playlist named .m3u8 naming a local file', 'up_hls.m3u8'],
   ])('decoding %s fails audio_invalid at once and writes nothing', async (_name, file) => {
     const started = Date.now();
     const error = await rejected(decodeToWav(blob(file), out(`${file}.wav`)));
     expect(error.stderr).toMatch(/not on whitelist/);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(existsSync(out(`${file}.wav`))).toBe(false);
+  });
+
+  it('an HLS playlist named as blobs are (no extension) fails audio_invalid too, probed or decoded, and writes nothing', async () => {
+    // ffmpeg 5 refuses it by the whitelist; ffmpeg 7 before that, by the missing extension.
+    const probed = await rejected(probeAudio(blob('up_hls')));
+    const decoded = await rejected(decodeToWav(blob('up_hls'), out('up_hls.wav')));
+    for (const e of [probed, decoded])
+      expect(e.stderr).toMatch(/not on whitelist|Not detecting m3u8\/hls with non standard extension/);
+    expect(existsSync(out('up_hls.wav'))).toBe(false);
   });
 
   describe('audio longer than it declares', () => {
