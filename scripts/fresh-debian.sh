@@ -3,9 +3,10 @@
 # compiler, no database; bookworm, or HARK_DEBIAN_SUITE=trixie), as the README promises: "a fresh
 # Debian machine with Node 20". The root is made in DIR (default /tmp/hark-fresh-debian, made
 # anew), this machine's Node 20 with npm and corepack is copied in (nothing else of this machine),
-# HEAD of this checkout is cloned into DIR/work/main, and ../shared is bound read-only beside it. Needs root (debootstrap,
-# chroot, mounts) and the Debian mirror. The command runs with an empty environment except for
-# the CA bundle variables this machine sets (so an egress proxy's certificate still works).
+# HEAD of this checkout is cloned into DIR/work/main, and ../shared is bound read-only beside it.
+# Needs root (debootstrap, chroot, mounts) and the Debian mirror. The command runs with an empty
+# environment except for the CA bundle variables this machine sets (so an egress proxy's
+# certificate still works).
 #   sudo bash scripts/fresh-debian.sh [DIR] [COMMAND]
 #   default COMMAND: bash scripts/up.sh && bash scripts/down.sh     (.ci/run for the test command)
 set -euo pipefail
@@ -78,14 +79,17 @@ mount --rbind /dev "$DIR/dev"
 mount --bind "$SHARED" "$DIR/work/shared"
 mount -o remount,bind,ro "$DIR/work/shared"
 
+# Runs a command line in the checkout inside the root, with only ENV.
+in_root() { chroot "$DIR" /usr/bin/env -i "${ENV[@]}" bash -c "cd /work/main && $1"; }
+
 echo "fresh-debian: $(git -C "$ROOT" log -1 --format='%h %s' | cut -c1-80) in $DIR ($SUITE): $COMMAND" >&2
 start=$(date +%s)
 status=0
-chroot "$DIR" /usr/bin/env -i "${ENV[@]}" bash -c "cd /work/main && $COMMAND" || status=$?
+in_root "$COMMAND" || status=$?
 echo "fresh-debian: exit $status after $(($(date +%s) - start)) s" >&2
 # Whatever the command left running (a failed run's Postgres or Redis) is stopped before
 # unmounting: down.sh, then any process whose root is still DIR.
-chroot "$DIR" /usr/bin/env -i "${ENV[@]}" bash -c 'cd /work/main && bash scripts/down.sh' >/dev/null 2>&1 || true
+in_root 'bash scripts/down.sh' >/dev/null 2>&1 || true
 for p in /proc/[0-9]*; do
   [ "$(readlink "$p/root" 2>/dev/null)" = "$DIR" ] && kill -KILL "${p#/proc/}" 2>/dev/null
 done

@@ -78,9 +78,8 @@ const load = (): string =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-type Sum = DerTimes;
-const rate = (x: number, r: Sum): number => (r.total > 0 ? x / r.total : 0);
-const der = (r: Sum): number => rate(r.missed + r.falseAlarm + r.confusion, r);
+const rate = (x: number, r: DerTimes): number => (r.total > 0 ? x / r.total : 0);
+const der = (r: DerTimes): number => rate(r.missed + r.falseAlarm + r.confusion, r);
 
 async function readEvalSet(dir: string): Promise<(EvalFile & { wavPath: string })[]> {
   const manifest = (await readFile(join(dir, 'manifest.tsv'), 'utf8')).trim().split('\n').slice(1);

@@ -121,15 +121,7 @@ const TIME_KEYS = [
   'confusion',
 ] as const satisfies readonly (keyof DerTimes)[];
 
-export const zeroTimes = (): DerTimes => ({
-  total: 0,
-  missed: 0,
-  missedUnheard: 0,
-  missedOverlap: 0,
-  beyondTwo: 0,
-  falseAlarm: 0,
-  confusion: 0,
-});
+export const zeroTimes = (): DerTimes => Object.fromEntries(TIME_KEYS.map((k) => [k, 0])) as DerTimes;
 
 /** Adds `r`'s error times to `sum`. */
 export function addTimes(sum: DerTimes, r: DerTimes): void {
