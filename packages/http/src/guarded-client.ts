@@ -1,5 +1,6 @@
-import http from 'node:http';
+import http, { type ClientRequest, type RequestOptions } from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import got, { type Got, type NormalizedOptions, type Options } from 'got';
 import { type AddressPolicy, assertAllowedTarget, createGuardedLookup } from './guard';
 import { isPublicAddress } from './public-address';
@@ -35,11 +36,36 @@ function targetOf(options: NormalizedOptions): URL {
   return new URL(String(url));
 }
 
+/** The error a `101 Switching Protocols` answer fails a request with (`request_failed`). */
+export const UNEXPECTED_UPGRADE_CODE = 'ERR_UNEXPECTED_UPGRADE';
+
+/**
+ * `http(s).request`, except that a `101 Switching Protocols` answer fails the request. We never
+ * ask for an upgrade, but got listens for one (it forwards the event), so Node hands the socket
+ * over as upgraded: no response, no error and no got time-out ever follow, and a hostile server
+ * held a download (the worker's job slot) forever, or a webhook send's socket after its deadline.
+ * Node marks the request destroyed right after the event, so the error is raised on it by hand,
+ * where got is listening.
+ */
+function requestRefusingUpgrades(url: URL, options: RequestOptions): ClientRequest {
+  const request = (url.protocol === 'https:' ? https : http).request(url, options);
+  request.once('upgrade', (_response: unknown, socket: Socket) => {
+    socket.destroy();
+    const error = Object.assign(new Error('the server switched protocols unasked'), {
+      code: UNEXPECTED_UPGRADE_CODE,
+    });
+    request.emit('error', error);
+  });
+  return request;
+}
+
 /**
  * A got instance for URLs that callers supply (audio URLs, webhook URLs). With the guard on:
  * - every connection goes through a DNS lookup that refuses non-public answers, at connect time,
  *   so DNS rebinding between validation and connection cannot reach the internal network;
  * - IP-literal hosts and the scheme are checked before each request and on every redirect.
+ *
+ * Either way an unasked `101 Switching Protocols` fails the request ({@link UNEXPECTED_UPGRADE_CODE}).
  *
  * It never retries (callers own retries: BullMQ for downloads, the webhook schedule for sends)
  * and has its own agents, so it never reuses a socket that an unguarded client opened. Create one
@@ -58,6 +84,7 @@ export function createGuardedClient(options: GuardedClientOptions = {}): Guarded
 
   return got.extend({
     agent: { http: new http.Agent(), https: new https.Agent() },
+    request: requestRefusingUpgrades,
     timeout: { request: timeoutMs },
     retry: { limit: 0 },
     followRedirect: followRedirects,

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGuardedClient, DownloadError, downloadToFile } from '../src';
-import { closedPort, serversPerTest } from './loopback-server';
+import { closedPort, serversPerTest, startRawServer, UNASKED_UPGRADE, waitFor } from './loopback-server';
 
 const server = serversPerTest();
 let dir: string;
@@ -152,6 +152,27 @@ describe('downloadToFile', () => {
     expect(s.requests).toHaveLength(0);
   });
 
+  it('fails a 101 answer nobody asked for at once, and closes its socket (it never hangs)', async () => {
+    // got hands an upgraded socket over and then waits for a response that never comes: no
+    // error, and its time-out never fires; the worker's one job slot was held for good.
+    const raw = await startRawServer(UNASKED_UPGRADE);
+    try {
+      const dest = join(dir, 'a');
+      const started = Date.now();
+      const error = await failure(downloadToFile(client, raw.url, dest, { maxBytes: MB }));
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(error).toMatchObject({
+        code: 'audio_unreachable',
+        reason: 'request_failed',
+        message: 'The audio URL could not be fetched: the request failed',
+      });
+      expect(existsSync(dest)).toBe(false);
+      await waitFor(() => raw.open() === 0);
+    } finally {
+      await raw.close();
+    }
+  });
+
   it('rejects with the abort reason when cancelled, and removes the partial file', async () => {
     const s = await server((_req, res) => {
       res.writeHead(200);
@@ -165,11 +186,3 @@ describe('downloadToFile', () => {
     expect(existsSync(dest)).toBe(false);
   });
 });
-
-async function waitFor(predicate: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -1,5 +1,12 @@
 import { createGuardedClient, postJson, RESPONSE_READ_LIMIT } from '../src';
-import { closedPort, loopbackTwoIsPublic, serversPerTest } from './loopback-server';
+import {
+  closedPort,
+  loopbackTwoIsPublic,
+  serversPerTest,
+  startRawServer,
+  UNASKED_UPGRADE,
+  waitFor,
+} from './loopback-server';
 
 const server = serversPerTest();
 
@@ -108,6 +115,21 @@ describe('postJson', () => {
     const port = await closedPort();
     const result = await postJson(devClient, `http://127.0.0.1:${port}/`, body, headers);
     expect(result).toMatchObject({ statusCode: null, bodyPreviewSource: null, error: 'connection_refused' });
+  });
+
+  it('reports a 101 answer nobody asked for as a failed request at once, and closes its socket', async () => {
+    // Left to got, the upgraded socket stayed open after the deadline: one per attempt, for as
+    // long as a hostile receiver liked.
+    const raw = await startRawServer(UNASKED_UPGRADE);
+    try {
+      const result = await postJson(devClient, raw.url, body, headers, { timeoutMs: 2_000 });
+      expect(result).toMatchObject({ statusCode: null, bodyPreviewSource: null, error: 'request_failed' });
+      expect(result.durationMs).toBeLessThan(1_500);
+      expect(raw.connections).toBe(1);
+      await waitFor(() => raw.open() === 0);
+    } finally {
+      await raw.close();
+    }
   });
 
   describe('with the guard on', () => {
