@@ -28,6 +28,26 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     expect(await api.db.ledgerEntry.count({ where: { accountId: a.accountId, kind: 'reserve' } })).toBe(1);
   });
 
+  it('same key + same body replays the transcript even after its upload was erased', async () => {
+    // A retry must not depend on the upload still being usable: the key's transcript exists.
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
+    const up = await request(api.app)
+      .post('/v1/uploads')
+      .set(a.auth)
+      .send(Buffer.from('RIFF....'))
+      .expect(201);
+    const uploadId = up.body.data.id as string;
+    const first = await createWithKey(a, 'order-2', { uploadId }).expect(201);
+    await api.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date() } });
+    const again = await createWithKey(a, 'order-2', { uploadId });
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    // Without the key (or with a new one) the erased upload is still refused.
+    const fresh = await createWithKey(a, 'order-3', { uploadId });
+    expect(fresh.status).toBe(404);
+    expect(fresh.body).toEqual(envelope('upload_not_found', false));
+  });
+
   it('same key + different body: 409 idempotency_conflict; keys are per account', async () => {
     const a = await api.newAccount({ toppedUp: true });
     const b = await api.newAccount({ toppedUp: true });

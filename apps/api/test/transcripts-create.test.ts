@@ -346,4 +346,17 @@ describe('creating from uploads', () => {
     });
     expect(otherSpeakers.status).toBe(201);
   });
+
+  it('reuseIfIdentical matches a speaker range too (stored as jsonb, whose key order is its own)', async () => {
+    const { createHash } = await import('node:crypto');
+    const bytes = Buffer.from('ranged audio bytes');
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const up = () => newUpload(`?sha256=${digest}`, bytes);
+    const first = await create({ uploadId: await up(), speakers: '1-2' }).expect(201);
+    const again = await create({ uploadId: await up(), speakers: '1-2', reuseIfIdentical: true });
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    const otherRange = await create({ uploadId: await up(), speakers: '1-3', reuseIfIdentical: true });
+    expect(otherRange.status).toBe(201);
+  });
 });

@@ -225,6 +225,38 @@ describe('delete', () => {
     const usage = await api.db.usageRecord.findUnique({ where: { transcriptId: id } });
     expect(usage).toMatchObject({ seconds: 5 });
   });
+  it('a sibling still processing the same upload keeps its bytes; the upload is gone for every new use', async () => {
+    // Two transcripts of one upload (say, a second run with other options). Deleting the first
+    // while the second waits for a worker used to remove the file under it: it then failed
+    // audio_invalid, 'no longer available', for a deletion of another transcript.
+    const up = await request(api.app)
+      .post('/v1/uploads')
+      .set(api.auth)
+      .send(Buffer.from('RIFF....'))
+      .expect(201);
+    const uploadId = up.body.data.id as string;
+    const fromUpload = async (body: Record<string, unknown>) =>
+      (
+        await request(api.app)
+          .post('/v1/transcripts')
+          .set(api.auth)
+          .send({ uploadId, ...body })
+          .expect(201)
+      ).body.data.id as string;
+    const first = await fromUpload({});
+    await finish(first, 5);
+    const second = await fromUpload({ language: 'en' });
+    await request(api.app).delete(`/v1/transcripts/${first}`).set(api.auth).expect(200);
+    expect(await api.deps.blobs.exists(uploadId)).toBe(true);
+    // Gone for the caller at once: no new transcript, no resumption.
+    await request(api.app).get(`/v1/uploads/${uploadId}`).set(api.auth).expect(404);
+    const again = await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId }).expect(404);
+    expect(again.body.error.code).toBe('upload_not_found');
+    // Once the sibling is finished, deleting it removes the bytes (the sweeper would too).
+    await finish(second, 5);
+    await request(api.app).delete(`/v1/transcripts/${second}`).set(api.auth).expect(200);
+    expect(await api.deps.blobs.exists(uploadId)).toBe(false);
+  });
 });
 
 describe('list', () => {

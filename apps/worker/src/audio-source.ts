@@ -69,11 +69,12 @@ async function uploadFile(
       sha256: true,
       hashState: true,
       actualSha256: true,
-      erasedAt: true,
     },
   });
-  // Erased (another transcript of the same upload was deleted or expired) or swept.
-  if (!upload || upload.erasedAt) throw failure('audio_invalid', false, GONE);
+  // Swept. An erased upload (another transcript of it was deleted or expired) keeps its bytes
+  // while a transcript made from it is still processing, as this one is: read them if they are
+  // still there (a missing blob fails below).
+  if (!upload) throw failure('audio_invalid', false, GONE);
   const length = Number(upload.receivedBytes);
   const source = path.join(workDir, SOURCE_NAME);
   try {

@@ -1,6 +1,10 @@
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createGuardedClient } from '@hark/http';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
+import { fetchAudio } from '../src/audio-source';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
 import { sweepUploads } from '../src/sweepers/upload.sweeper';
@@ -107,6 +111,37 @@ describe('upload sweep', () => {
     expect(existsSync(blobFile(uploadId))).toBe(false);
     // The row stays: the transcript still references it.
     expect(await h.db.upload.findUnique({ where: { id: uploadId } })).not.toBeNull();
+  });
+});
+
+describe('erased uploads still read', () => {
+  it('keeps the file while a transcript made from the upload processes, then removes it', async () => {
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, Buffer.from('shared audio'));
+    const reader = await h.transcript(acct, { uploadId });
+    // Its sibling was deleted: the upload is erased, the processing one still needs the bytes.
+    await h.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date(), hashState: null } });
+
+    await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
+    expect(existsSync(blobFile(uploadId))).toBe(true);
+    const workDir = await mkdtemp(path.join(tmpdir(), 'hark-erased-'));
+    try {
+      const source = await fetchAudio(
+        { db: h.db, blobs: h.blobs, http: createGuardedClient(), maxDownloadBytes: 1024 },
+        { url: null, uploadId },
+        workDir,
+        new AbortController().signal,
+      );
+      expect(await readFile(source, 'utf8')).toBe('shared audio');
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+
+    const content = { text: '', words: [], utterances: [], diarizationSegments: null };
+    expect(await h.complete(reader, content)).toBe(true);
+    const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
+    expect(result.erasedFilesRemoved).toBeGreaterThanOrEqual(1);
+    expect(existsSync(blobFile(uploadId))).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
 export * from './transitions';
 export * from './list-item';
 export * from './feed';
+export * from './upload-readers';

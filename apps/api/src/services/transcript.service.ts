@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, costForSeconds, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { cancelTranscript, feedAccount, feedAccountNow } from '@hark/transcripts';
+import { cancelTranscript, feedAccount, feedAccountNow, uploadStillRead } from '@hark/transcripts';
 import {
   type CreateTranscriptInput,
   type CreateTranscriptRequest,
@@ -80,9 +80,6 @@ export class TranscriptService {
     engine?: TranscriptEngineOptions,
   ): Promise<CreateResult> {
     await this.checkWebhookUrl(input);
-    const upload = input.uploadId
-      ? await this.usableUpload(accountId, input.uploadId, input.reuseIfIdentical === true)
-      : null;
     const requestHash = idempotencyKey === undefined ? null : canonicalHash(input);
     const rate = input.speakersParsed !== null ? this.cfg.speakersRatePerHour : this.cfg.ratePerHour;
     const id = newId('tr');
@@ -91,6 +88,11 @@ export class TranscriptService {
         const prior = await claimIdempotencyKey(tx, accountId, idempotencyKey, requestHash);
         if (prior) return { replay: true as const, ...prior };
       }
+      // After the key: a retry of a create that succeeded replays it even when the upload has
+      // since been erased (its transcript deleted or expired) or swept.
+      const upload = input.uploadId
+        ? await usableUpload(tx, accountId, input.uploadId, input.reuseIfIdentical === true)
+        : null;
       const remember = async (transcriptId: string, status: 200 | 201) => {
         if (idempotencyKey === undefined) return;
         await tx.idempotencyRecord.update({
@@ -158,20 +160,6 @@ export class TranscriptService {
     return { status: outcome.status, transcript: await this.get(accountId, outcome.transcriptId) };
   }
 
-  private async usableUpload(accountId: string, uploadId: string, reuse: boolean) {
-    const upload = await this.db.upload.findFirst({
-      where: { id: uploadId, accountId, erasedAt: null },
-      select: { id: true, receivedBytes: true, expectedBytes: true, sha256: true },
-    });
-    if (!upload) throw new HarkError('upload_not_found');
-    if (upload.receivedBytes === 0n) throw HarkError.validation({ uploadId: 'upload_empty' });
-    if (upload.expectedBytes !== null && upload.expectedBytes !== upload.receivedBytes) {
-      throw new HarkError('upload_mismatch');
-    }
-    if (reuse && !upload.sha256) throw HarkError.validation({ reuseIfIdentical: 'reuse_needs_sha256' });
-    return upload;
-  }
-
   /** Newest transcript of the account for the same audio digest and options, processing or done. */
   private async findReusable(
     tx: Prisma.TransactionClient,
@@ -189,7 +177,7 @@ export class TranscriptService {
     const match = candidates.find(
       (c) =>
         c.requestedLanguage === input.languageCode &&
-        same(c.speakers, input.speakersParsed) &&
+        same(sortKeys(c.speakers), sortKeys(input.speakersParsed)) &&
         same(sortKeys(c.glossary), sortKeys(input.glossary ?? null)),
     );
     return match?.id ?? null;
@@ -279,9 +267,33 @@ export class TranscriptService {
     });
     // After commit: a crash here leaves an erased upload whose file the worker's sweeper removes.
     // The store failing here must not fail a deletion already committed: the sweeper retries.
-    if (uploadId) await this.blobs.remove(uploadId).catch(() => undefined);
+    // The erasure already stops every new use of the upload; its bytes stay only while another
+    // transcript of it is still processing (it reads them), and the sweeper removes them after.
+    if (uploadId && !(await uploadStillRead(this.db, uploadId))) {
+      await this.blobs.remove(uploadId).catch(() => undefined);
+    }
     return { id, deleted: true as const };
   }
+}
+
+/** The upload a create names, if it can be transcribed (refusals as the spec lists them). */
+async function usableUpload(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  uploadId: string,
+  reuse: boolean,
+) {
+  const upload = await tx.upload.findFirst({
+    where: { id: uploadId, accountId, erasedAt: null },
+    select: { id: true, receivedBytes: true, expectedBytes: true, sha256: true },
+  });
+  if (!upload) throw new HarkError('upload_not_found');
+  if (upload.receivedBytes === 0n) throw HarkError.validation({ uploadId: 'upload_empty' });
+  if (upload.expectedBytes !== null && upload.expectedBytes !== upload.receivedBytes) {
+    throw new HarkError('upload_mismatch');
+  }
+  if (reuse && !upload.sha256) throw HarkError.validation({ reuseIfIdentical: 'reuse_needs_sha256' });
+  return upload;
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

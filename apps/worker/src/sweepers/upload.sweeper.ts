@@ -1,4 +1,5 @@
 import type { Db } from '@hark/db';
+import { uploadStillRead } from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 
 export interface UploadSweepDeps extends SweepDeps {
@@ -9,7 +10,10 @@ export interface UploadSweepDeps extends SweepDeps {
 export interface UploadSweepResult {
   /** Unused uploads removed (row and file). */
   removed: number;
-  /** Files of erased uploads removed (a crash had left them after the erasure committed). */
+  /**
+   * Files of erased uploads removed: a crash had left them after the erasure committed, or a
+   * transcript made from the upload was still processing then (it read them).
+   */
   erasedFilesRemoved: number;
   /** Blobs with no upload row removed (see `sweepOrphanBlobs`). */
   orphansRemoved: number;
@@ -24,7 +28,7 @@ const ERASED_RECHECK_MS = 7 * 24 * 3600_000;
 
 /**
  * Removes uploads that nobody transcribed within the TTL (counted from their last chunk), and
- * the files that erased uploads left behind.
+ * the files that erased uploads left behind (once no processing transcript reads them).
  */
 export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepResult> {
   const now = (deps.now ?? (() => new Date()))();
@@ -48,6 +52,8 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     select: { id: true },
   });
   for (const { id } of erased) {
+    // Kept while a transcript made from it still processes (it reads them); removed on a later sweep.
+    if (await uploadStillRead(deps.db, id)) continue;
     if (!(await deps.blobs.exists(id))) continue;
     await deps.blobs.remove(id);
     result.erasedFilesRemoved++;
