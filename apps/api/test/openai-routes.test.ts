@@ -14,6 +14,8 @@ import { apiTest, envelope, startTestApi } from './helpers';
 // OpenAPI document (HARK_VALIDATE_RESPONSES). The transcriptions themselves: openai-compat.test.ts.
 
 const WAV = Buffer.alloc(4000); // never decoded here: no worker runs
+/** HARK_OPENAI_MAX_FILE_BYTES here: small, so both sides of it are cheap to send. */
+const MAX_FILE_BYTES = 5000;
 
 const api = apiTest({
   config: {
@@ -23,6 +25,7 @@ const api = apiTest({
     ),
     openaiWaitSeconds: 1,
     modelName: 'whisper-base',
+    openaiMaxFileBytes: MAX_FILE_BYTES,
   },
   account: { toppedUp: true, credits: 1000 },
 });
@@ -31,11 +34,12 @@ const audio = (
   a: TestAccount | null,
   fields: Record<string, string> = { model: 'whisper-1' },
   path = 'transcriptions',
+  file = WAV,
 ) => {
   let r = request(api.app).post(`/v1/audio/${path}`);
   if (a) r = r.set(a.auth);
   for (const [k, v] of Object.entries(fields)) r = r.field(k, v);
-  return r.attach('file', WAV, 'a.wav');
+  return r.attach('file', file, 'a.wav');
 };
 
 const openAiError = (param: string | null, code: string | null, type = 'invalid_request_error') => ({
@@ -63,6 +67,16 @@ describe('POST /v1/audio/* refusals', () => {
     expect(await api.db.upload.count({ where: { accountId: api.account.accountId } })).toBe(0);
   });
 
+  it('HARK_OPENAI_MAX_FILE_BYTES: a file of exactly that size is read, one byte more is a 413', async () => {
+    const a = await api.newAccount({ toppedUp: true, credits: 1000 });
+    // An unknown model: past the body parser, refused before anything is stored.
+    const at = await audio(a, { model: 'whisper-large' }, 'transcriptions', Buffer.alloc(MAX_FILE_BYTES));
+    expect([at.status, at.body]).toEqual([400, openAiError('model', 'model_not_found')]);
+    const over = await audio(a, { model: 'whisper-1' }, 'transcriptions', Buffer.alloc(MAX_FILE_BYTES + 1));
+    expect([over.status, over.body]).toEqual([413, openAiError('file', 'file_too_large')]);
+    expect(over.body.error.message).toContain(`${MAX_FILE_BYTES} bytes`);
+  });
+
   it("other methods and paths under /v1/audio keep Hark's envelope", async () => {
     const get = await request(api.app).get('/v1/audio/transcriptions').set(api.auth);
     expect([get.status, get.body]).toEqual([404, envelope('not_found', false)]);
@@ -81,6 +95,61 @@ describe('POST /v1/audio/* refusals', () => {
     ]);
     expect(await api.db.transcript.count({ where: { accountId: trial.accountId } })).toBe(2);
     expect(await checkAccountInvariants(api.db, trial.accountId)).toEqual([]);
+  });
+});
+
+// Express matches routes in any case and with a trailing slash: these reach the same handlers,
+// and their errors (every status, not only 400) keep OpenAI's shape too. On an API of their own
+// without the response validator, which finds operations by their exact documented path only.
+describe('path variants Express routes to the same operations', () => {
+  let own: ReturnType<typeof startTestApi>;
+  let a: TestAccount;
+  beforeAll(async () => {
+    own = startTestApi({ validateResponses: false, openaiMaxFileBytes: MAX_FILE_BYTES });
+    a = await createTestAccount(own.db, own.deps.config.secret, { toppedUp: true, credits: 1000 });
+  });
+  afterAll(() => own.close());
+
+  it.each(['transcriptions/', 'Translations', 'TRANSCRIPTIONS/'])(
+    '/v1/audio/%s: a 400 and a 413 in OpenAI shape',
+    async (path) => {
+      const post = (model: string, file: Buffer) =>
+        request(own.app)
+          .post(`/v1/audio/${path}`)
+          .set(a.auth)
+          .field('model', model)
+          .attach('file', file, 'a.wav');
+      const bad = await post('whisper-large', WAV);
+      expect([bad.status, bad.body]).toEqual([400, openAiError('model', 'model_not_found')]);
+      const big = await post('whisper-1', Buffer.alloc(MAX_FILE_BYTES + 1));
+      expect([big.status, big.body]).toEqual([413, openAiError('file', 'file_too_large')]);
+      expect(big.headers['x-should-retry']).toBe('false');
+    },
+  );
+
+  it("other paths keep Hark's envelope", async () => {
+    const res = await request(own.app).post('/v1/audio/transcriptions//').set(a.auth);
+    expect([res.status, res.body]).toEqual([404, envelope('not_found', false)]);
+  });
+});
+
+describe('the prompt', () => {
+  it("a long one (the previous chunk's transcript) is accepted; the transcript keeps its last words", async () => {
+    const a = await api.newAccount({ toppedUp: true, credits: 1000 });
+    const previous = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' ');
+    // Created, then the 1 s wait passes with no worker: 504 naming the transcript.
+    const res = await audio(a, { model: 'whisper-1', prompt: previous, stream: 'False' });
+    expect([res.status, res.body]).toEqual([
+      504,
+      openAiError(null, 'transcription_timeout', 'timeout_error'),
+    ]);
+    const row = await api.db.transcript.findFirst({
+      where: { accountId: a.accountId },
+      select: { prompt: true },
+    });
+    expect(row?.prompt?.length).toBeLessThanOrEqual(2000);
+    expect(row?.prompt).toMatch(/^w\d+ .* w2999$/);
+    expect(previous.endsWith(` ${row?.prompt}`)).toBe(true);
   });
 });
 

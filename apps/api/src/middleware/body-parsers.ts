@@ -51,10 +51,15 @@ export function fieldBodyParsers(maxBytes: number): RequestHandler[] {
  * POST /v1/audio/*: a multipart body with one `file` (in memory, at most `maxFileBytes`) and
  * form fields; refusals as OpenAI errors.
  */
+/** Largest form field of an OpenAI audio request (a prompt is the long one). */
+const FIELD_MAX_BYTES = 64 * 1024;
+
 export function audioFileParser(maxFileBytes: number): RequestHandler {
   const parse = multer({
     storage: multer.memoryStorage(),
-    limits: { fileSize: maxFileBytes, files: 1, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+    // busboy signals a limit when a part reaches it, not when it passes it: one byte more, so a
+    // file of exactly the limit passes (the limit is the largest accepted, as OpenAI's 25 MiB).
+    limits: { fileSize: maxFileBytes + 1, files: 1, fields: 50, fieldSize: FIELD_MAX_BYTES + 1, parts: 60 },
   }).single('file');
   const megabytes = Math.round((maxFileBytes / 1024 / 1024) * 10) / 10;
   return (req, res, next) => {
@@ -82,6 +87,12 @@ export function audioFileParser(maxFileBytes: number): RequestHandler {
               'x-should-retry': 'false',
             },
           ),
+        );
+      }
+      if (code === 'LIMIT_FIELD_VALUE') {
+        const field = (err as { field?: string }).field ?? null;
+        return next(
+          OpenAiError.invalid(`The '${field}' field is longer than 64 KiB.`, field, 'invalid_value'),
         );
       }
       if (code === 'LIMIT_UNEXPECTED_FILE')

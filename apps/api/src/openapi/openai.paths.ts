@@ -1,5 +1,10 @@
 import { LIMITS } from '@hark/core';
-import { PROMPT_MAX_CHARS, RESPONSE_FORMATS, TIMESTAMP_GRANULARITIES } from '../services/openai-request';
+import {
+  PROMPT_FIELD_MAX_CHARS,
+  PROMPT_MAX_CHARS,
+  RESPONSE_FORMATS,
+  TIMESTAMP_GRANULARITIES,
+} from '../services/openai-request';
 import { type Json, RATE, headerRefs } from './parts';
 
 /**
@@ -143,8 +148,8 @@ export const OPENAI_SCHEMAS: Record<string, Json> = {
       },
       prompt: {
         type: 'string',
-        maxLength: PROMPT_MAX_CHARS,
-        description: "Initial prompt for the engine (whisper.cpp's `--prompt`).",
+        maxLength: PROMPT_FIELD_MAX_CHARS,
+        description: `Initial prompt for the engine (whisper.cpp's \`--prompt\`); only its last ${PROMPT_MAX_CHARS} characters are used, from a word on (OpenAI uses a prompt's last 224 tokens).`,
       },
       response_format: { type: 'string', enum: [...RESPONSE_FORMATS], default: 'json' },
       temperature: {

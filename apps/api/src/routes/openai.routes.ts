@@ -12,12 +12,20 @@ const TASKS = [
   [ROUTE.createOpenAiTranslation, 'translate'],
 ] as const satisfies readonly (readonly [unknown, AudioTask])[];
 
-/** Their paths under /v1 (`req.path` on the /v1 router). */
-const PATHS = new Set<string>(TASKS.map(([route]) => expressPath(route.path, '/v1')));
+/**
+ * Their paths under /v1 (`req.path` on the /v1 router), matched as Express matches routes: in
+ * any case and with an optional trailing slash (path-to-regexp's `sensitive: false` and
+ * `trailing: true`), so `/v1/audio/Translations/` reaches the handler and its errors come here too.
+ */
+const PATHS = TASKS.map(([route]) => new RegExp(`^${escapeRegExp(expressPath(route.path, '/v1'))}/?$`, 'i'));
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** Whether a request is one of these operations (their errors use OpenAI's shape). */
 export function isOpenAiAudioRequest(req: Request): boolean {
-  return req.method === 'POST' && PATHS.has(req.path);
+  return req.method === 'POST' && PATHS.some((path) => path.test(req.path));
 }
 
 /**

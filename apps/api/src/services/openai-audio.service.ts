@@ -2,9 +2,15 @@ import { Readable } from 'node:stream';
 import type { Db } from '@hark/db';
 import type { AuthContext } from '../context';
 import { parseCreateTranscript } from '../schemas/create-transcript';
-import { OpenAiError, transcriptCanceled, transcriptFailure, transcriptTimedOut } from './openai-errors';
+import {
+  OpenAiError,
+  afterTranscriptCreated,
+  transcriptCanceled,
+  transcriptFailure,
+  transcriptTimedOut,
+} from './openai-errors';
 import { type FinishedTranscript, type FormattedBody, formatTranscription } from './openai-format';
-import { type AudioTask, parseAudioRequest } from './openai-request';
+import { type AudioTask, type OpenAiAudioRequest, parseAudioRequest } from './openai-request';
 import type { TranscriptService } from './transcript.service';
 import type { UploadService } from './upload.service';
 
@@ -68,6 +74,22 @@ export class OpenAiAudioService {
       { task, prompt: req.prompt, temperature: req.temperature },
     );
     const id = created.transcript.id;
+    try {
+      return await this.answer(auth, id, req, task, closed, arrivedAt);
+    } catch (err) {
+      throw afterTranscriptCreated(err, id);
+    }
+  }
+
+  /** Waits for the created transcript and formats it; null when the client went away. */
+  private async answer(
+    auth: AuthContext,
+    id: string,
+    req: OpenAiAudioRequest,
+    task: AudioTask,
+    closed: AbortSignal,
+    arrivedAt: number,
+  ): Promise<FormattedBody | null> {
     // transcriptView spreads the list item's fields; these are the ones read here.
     const t = (await this.transcripts.getWaiting(
       auth.accountId,

@@ -28,8 +28,10 @@ export class OpenAiError extends Error {
     readonly code: string | null = null,
     /** Extra response headers (Retry-After; `x-should-retry: false` where a retry cannot help). */
     readonly headers: Record<string, string> = {},
+    /** The error it stands for (logged with it). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 
   static invalid(message: string, param: string | null, code: string | null = null): OpenAiError {
@@ -146,6 +148,26 @@ export function toOpenAiError(err: unknown): OpenAiError {
     'server_error',
     null,
     'internal',
+  );
+}
+
+/**
+ * An error after the transcript was created (while waiting for it, reading it): the transcript
+ * goes on, so an unexpected one is a 500 naming it that the clients do not retry, since a retry
+ * would create (and charge) a second transcript. Refusals keep their own status.
+ */
+export function afterTranscriptCreated(err: unknown, transcriptId: string): OpenAiError {
+  const e = toOpenAiError(err);
+  if (e.status < 500 || e.headers['x-should-retry'] !== undefined) return e;
+  return new OpenAiError(
+    e.status,
+    `The server had an error while processing your request. The transcription continues as ` +
+      `transcript ${transcriptId}: fetch it with GET /v1/transcripts/${transcriptId}.`,
+    e.type,
+    e.param,
+    e.code,
+    { ...e.headers, ...NO_RETRY },
+    err,
   );
 }
 

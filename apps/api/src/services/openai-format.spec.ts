@@ -97,6 +97,27 @@ describe('formatTranscription', () => {
     ]);
   });
 
+  it('verbose_json: segment and word times end at the end of the audio', () => {
+    // speech-60s.wav: the engine's last window runs past the 60.0 s of audio.
+    const engineSegments = [
+      { start: 50.5, end: 58.2, text: 'And so my fellow Americans.', tokens: [1], avgLogprob: -0.2 },
+      { start: 58.2, end: 61.16, text: 'Ask not.', tokens: [2], avgLogprob: -0.3 },
+      { start: 60.4, end: 61.5, text: 'Late.', tokens: [3], avgLogprob: -0.3 },
+    ];
+    const late = [...words.slice(0, 6), { start: 59.8, end: 60.2, text: 'not.', speaker: null }];
+    const out = formatTranscription(
+      { ...t, words: late, durationSeconds: 60, engineSegments },
+      { ...base, format: 'verbose_json', granularities: ['segment', 'word'] },
+    ).body as { duration: number; segments: { start: number; end: number }[]; words: { end: number }[] };
+    expect(out.duration).toBe(60);
+    expect(out.segments.map((s) => [s.start, s.end])).toEqual([
+      [50.5, 58.2],
+      [58.2, 60],
+      [60, 60],
+    ]);
+    expect(out.words[out.words.length - 1]!.end).toBe(60);
+  });
+
   it('compression ratio as Whisper computes it; 0 for no text', () => {
     expect(compressionRatio('')).toBe(0);
     expect(compressionRatio('ha '.repeat(100))).toBeGreaterThan(10);

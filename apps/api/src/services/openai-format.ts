@@ -68,6 +68,14 @@ const SEGMENTS = { maxLineLength: 50, maxCueDuration: 30, maxLines: 5 } as const
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
+/**
+ * A time inside the audio, rounded as every time here. The engine's last 30 s window can run past
+ * the end (speech-60s.wav: a segment ending at 61.16 s); the worker already ends words there
+ * (`withinAudio`), so the cues built from them end there too, and segments end there the same way.
+ */
+const withinAudio = (n: number, seconds: number) =>
+  round(seconds > 0 ? Math.min(Math.max(n, 0), seconds) : n); // no length known: as it is
+
 export function compressionRatio(text: string): number {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length === 0) return 0;
@@ -86,19 +94,22 @@ export function segmentsOf(t: FinishedTranscript, temperature: number): OpenAiSe
           tokens: [],
           avgLogprob: null,
         }));
-  return source.map((seg, id) => ({
-    id,
-    // Whisper's seek: the 30 s window's start, in 10 ms frames.
-    seek: Math.floor(seg.start / 30) * 3000,
-    start: round(seg.start),
-    end: round(seg.end),
-    text: ` ${seg.text}`,
-    tokens: seg.tokens,
-    temperature,
-    avg_logprob: seg.avgLogprob ?? 0,
-    compression_ratio: compressionRatio(seg.text),
-    no_speech_prob: 0,
-  }));
+  return source.map((seg, id) => {
+    const start = withinAudio(seg.start, t.durationSeconds);
+    return {
+      id,
+      // Whisper's seek: the 30 s window's start, in 10 ms frames.
+      seek: Math.floor(start / 30) * 3000,
+      start,
+      end: withinAudio(seg.end, t.durationSeconds),
+      text: ` ${seg.text}`,
+      tokens: seg.tokens,
+      temperature,
+      avg_logprob: seg.avgLogprob ?? 0,
+      compression_ratio: compressionRatio(seg.text),
+      no_speech_prob: 0,
+    };
+  });
 }
 
 export function formatTranscription(t: FinishedTranscript, opts: FormatOptions): FormattedBody {
@@ -126,7 +137,13 @@ export function formatTranscription(t: FinishedTranscript, opts: FormatOptions):
           text: t.text,
           ...(segments ? { segments: segmentsOf(t, opts.temperature ?? 0) } : {}),
           ...(words
-            ? { words: t.words.map((w) => ({ word: w.text, start: round(w.start), end: round(w.end) })) }
+            ? {
+                words: t.words.map((w) => ({
+                  word: w.text,
+                  start: withinAudio(w.start, t.durationSeconds),
+                  end: withinAudio(w.end, t.durationSeconds),
+                })),
+              }
             : {}),
           usage,
         },

@@ -1,6 +1,12 @@
-import { OpenAiError, toOpenAiError, transcriptFailure, transcriptTimedOut } from './openai-errors';
+import {
+  OpenAiError,
+  afterTranscriptCreated,
+  toOpenAiError,
+  transcriptFailure,
+  transcriptTimedOut,
+} from './openai-errors';
 import { HarkError } from '@hark/core';
-import { parseAudioRequest } from './openai-request';
+import { PROMPT_FIELD_MAX_CHARS, PROMPT_MAX_CHARS, parseAudioRequest } from './openai-request';
 
 const MODELS = ['whisper-1', 'whisper-base'];
 
@@ -66,7 +72,20 @@ describe('parseAudioRequest', () => {
     ],
     [{ model: 'whisper-1', language: 'xx' }, true, 'language', 'invalid_language'],
     [{ model: 'whisper-1', stream: 'true' }, true, 'stream', 'unsupported_value'],
-    [{ model: 'whisper-1', prompt: 'p'.repeat(2001) }, true, 'prompt', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: 'NaN' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: 'Infinity' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '0x1' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: ' ' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '.' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '1e' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '1.0000001' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '2e-0' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', temperature: '-0.1' }, true, 'temperature', 'invalid_value'],
+    [{ model: 'whisper-1', stream: 'True' }, true, 'stream', 'unsupported_value'],
+    [{ model: 'whisper-1', stream: '1' }, true, 'stream', 'unsupported_value'],
+    [{ model: 'whisper-1', stream: 'yes' }, true, 'stream', 'invalid_value'],
+    [{ model: 'whisper-1', stream: '' }, true, 'stream', 'invalid_value'],
+    [{ model: 'whisper-1', prompt: 'p'.repeat(PROMPT_FIELD_MAX_CHARS + 1) }, true, 'prompt', 'invalid_value'],
     [{ model: 'whisper-1', prompt: 'a\u0000b' }, true, 'prompt', 'invalid_value'],
   ])('%j (file: %s) is a 400 on %s', (fields, hasFile, param, code) => {
     const e = refusal(() => parseAudioRequest(fields, hasFile, MODELS));
@@ -74,6 +93,55 @@ describe('parseAudioRequest', () => {
       error: { message: expect.any(String), type: 'invalid_request_error', param, code },
     });
     expect(e.status).toBe(400);
+  });
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['0.', 0],
+    ['.5', 0.5],
+    ['1.0', 1],
+    ['1e-05', 0.00001], // Python's str(0.00001)
+    ['1e-7', 1e-7], // Node's String(0.0000001)
+    ['2.5E-1', 0.25],
+    ['1e+0', 1],
+    ['-0', 0],
+    [' 0.2 ', 0.2],
+  ])('temperature %j is %s', (temperature, expected) => {
+    expect(parseAudioRequest({ model: 'whisper-1', temperature }, true, MODELS).temperature).toBe(expected);
+  });
+
+  it.each(['false', 'False', 'FALSE', '0', ' false '])('stream %j is not streaming', (stream) => {
+    expect(parseAudioRequest({ model: 'whisper-1', stream }, true, MODELS).responseFormat).toBe('json');
+  });
+
+  it('a long prompt keeps its last words, up to PROMPT_MAX_CHARS (the previous chunk as context)', () => {
+    const words = Array.from({ length: 1000 }, (_, i) => `word${i}`);
+    const prompt = parseAudioRequest({ model: 'whisper-1', prompt: words.join(' ') }, true, MODELS).prompt!;
+    expect(prompt.length).toBeLessThanOrEqual(PROMPT_MAX_CHARS);
+    expect(prompt.length).toBeGreaterThan(PROMPT_MAX_CHARS - 20);
+    expect(prompt.endsWith(' word999')).toBe(true);
+    // Cut between words, never inside one.
+    expect(words.join(' ').endsWith(prompt)).toBe(true);
+    expect(prompt.split(' ')[0]).toMatch(/^word\d+$/);
+    expect(words).toContain(prompt.split(' ')[0]);
+    const at = parseAudioRequest({ model: 'whisper-1', prompt: 'p'.repeat(PROMPT_MAX_CHARS) }, true, MODELS);
+    expect(at.prompt).toBe('p'.repeat(PROMPT_MAX_CHARS));
+  });
+
+  it('a long prompt without spaces keeps its last characters, never half a surrogate pair', () => {
+    const longest = parseAudioRequest(
+      { model: 'whisper-1', prompt: 'x'.repeat(PROMPT_FIELD_MAX_CHARS) },
+      true,
+      MODELS,
+    );
+    expect(longest.prompt).toBe('x'.repeat(PROMPT_MAX_CHARS));
+    const emoji = parseAudioRequest(
+      { model: 'whisper-1', prompt: `${'\u{1F600}'.repeat(3000)}z` },
+      true,
+      MODELS,
+    );
+    expect(emoji.prompt).toBe(`${'\u{1F600}'.repeat(PROMPT_MAX_CHARS / 2 - 1)}z`);
   });
 
   it('names the models served when the model is unknown', () => {
@@ -151,6 +219,23 @@ describe('toOpenAiError', () => {
     expect(transcriptFailure('insufficient_balance', null, 'tr_1').status).toBe(429);
     const engine = transcriptFailure('engine_failed', 'crashed', 'tr_1');
     expect([engine.status, engine.headers['x-should-retry']]).toEqual([500, 'false']);
+  });
+
+  it('an unexpected error once the transcript exists: 500 naming it, not retried (a retry is a second transcript)', () => {
+    const boom = new Error('connection reset');
+    const e = afterTranscriptCreated(boom, 'tr_abc');
+    expect([e.status, e.type, e.code, e.headers]).toEqual([
+      500,
+      'server_error',
+      'internal',
+      { 'x-should-retry': 'false' },
+    ]);
+    expect(e.message).toContain('GET /v1/transcripts/tr_abc');
+    expect(e.cause).toBe(boom);
+    // Refusals keep their own status and headers.
+    const canceled = new OpenAiError(409, 'x', 'invalid_request_error', null, 'transcription_canceled');
+    expect(afterTranscriptCreated(canceled, 'tr_abc')).toBe(canceled);
+    expect(afterTranscriptCreated(new HarkError('rate_limited'), 'tr_abc').status).toBe(429);
   });
 
   it('a timeout names the transcript and where to fetch it', () => {

@@ -13,8 +13,18 @@ export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
 export type Granularity = (typeof TIMESTAMP_GRANULARITIES)[number];
 export type AudioTask = 'transcribe' | 'translate';
 
-/** OpenAI's own limit is 224 tokens; whisper.cpp keeps at most half its text context. */
+/**
+ * The longest prompt the engine is given: a longer one keeps its end. whisper.cpp, like OpenAI,
+ * uses at most 224 tokens of a prompt (half its text context, taken from the end), which 2000
+ * characters cover in most texts.
+ */
 export const PROMPT_MAX_CHARS = 2000;
+/**
+ * The longest `prompt` accepted: the multipart parser's field limit (64 KiB, body-parsers.ts; a
+ * string is never longer than its UTF-8 bytes). Clients pass the previous chunk's transcript as
+ * the prompt, and OpenAI accepts it, using only its end.
+ */
+export const PROMPT_FIELD_MAX_CHARS = 64 * 1024;
 
 export interface OpenAiAudioRequest {
   responseFormat: ResponseFormat;
@@ -59,40 +69,9 @@ export function parseAudioRequest(
     );
   }
 
-  const stream = one(fields.stream);
-  if (stream !== undefined && stream !== 'false') {
-    throw OpenAiError.invalid('Streaming is not supported for this model.', 'stream', 'unsupported_value');
-  }
-
-  let temperature: number | null = null;
-  const rawTemperature = one(fields.temperature);
-  if (rawTemperature !== undefined && rawTemperature !== '') {
-    temperature =
-      typeof rawTemperature === 'string' && /^\d*\.?\d+$/.test(rawTemperature.trim())
-        ? Number(rawTemperature)
-        : NaN;
-    if (!(temperature >= 0 && temperature <= 1)) {
-      throw OpenAiError.invalid(
-        "Invalid value for 'temperature': a number from 0 to 1.",
-        'temperature',
-        'invalid_value',
-      );
-    }
-  }
-
-  const rawPrompt = one(fields.prompt);
-  // Postgres text cannot hold U+0000 (the create path refuses it in every field too).
-  if (
-    rawPrompt !== undefined &&
-    (typeof rawPrompt !== 'string' || rawPrompt.length > PROMPT_MAX_CHARS || containsNul(rawPrompt))
-  ) {
-    throw OpenAiError.invalid(
-      `Invalid value for 'prompt': at most ${PROMPT_MAX_CHARS} characters.`,
-      'prompt',
-      'invalid_value',
-    );
-  }
-  const prompt = typeof rawPrompt === 'string' && rawPrompt.trim() !== '' ? rawPrompt : null;
+  checkStream(one(fields.stream));
+  const temperature = parseTemperature(one(fields.temperature));
+  const prompt = parsePrompt(one(fields.prompt));
 
   const rawGranularities = fields['timestamp_granularities'] ?? fields['timestamp_granularities[]'] ?? [];
   const granularities = (
@@ -135,4 +114,69 @@ export function parseAudioRequest(
     prompt,
     createBody,
   };
+}
+
+/**
+ * Form fields carry booleans as text: Python writes `False` (`str(False)`), others `false` or `0`.
+ * Streaming is refused; anything that is no boolean too.
+ */
+function checkStream(stream: unknown): void {
+  if (stream === undefined) return;
+  const value = typeof stream === 'string' ? stream.trim().toLowerCase() : null;
+  if (value === 'false' || value === '0') return;
+  if (value === 'true' || value === '1') {
+    throw OpenAiError.invalid('Streaming is not supported for this model.', 'stream', 'unsupported_value');
+  }
+  throw OpenAiError.invalid("Invalid value for 'stream': true or false.", 'stream', 'invalid_value');
+}
+
+/**
+ * A decimal number as the clients print floats: `0.2`, `0.`, `.5`, and the exponent form of
+ * small ones (Python's `1e-05`, Node's `1e-7`). Not what `Number` also takes: hex, `Infinity`,
+ * blanks (which it reads as 0).
+ */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
+/** Null (the engine's default) when absent or empty. */
+function parseTemperature(raw: unknown): number | null {
+  if (raw === undefined || raw === '') return null;
+  const value = typeof raw === 'string' && DECIMAL.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(value >= 0 && value <= 1)) {
+    throw OpenAiError.invalid(
+      "Invalid value for 'temperature': a number from 0 to 1.",
+      'temperature',
+      'invalid_value',
+    );
+  }
+  return value === 0 ? 0 : value; // -0 as 0
+}
+
+/** Null when absent or blank; a long one keeps its end (see PROMPT_MAX_CHARS). */
+function parsePrompt(raw: unknown): string | null {
+  if (raw === undefined) return null;
+  // Postgres text cannot hold U+0000 (the create path refuses it in every field too).
+  if (typeof raw !== 'string' || raw.length > PROMPT_FIELD_MAX_CHARS || containsNul(raw)) {
+    throw OpenAiError.invalid(
+      `Invalid value for 'prompt': text without NUL characters, at most ${PROMPT_FIELD_MAX_CHARS} characters.`,
+      'prompt',
+      'invalid_value',
+    );
+  }
+  const prompt = promptTail(raw);
+  return prompt.trim() === '' ? null : prompt;
+}
+
+/**
+ * The last PROMPT_MAX_CHARS characters, starting at a word: the engine uses the end of a prompt
+ * (the words just before the audio). Text without spaces is cut anywhere but inside a surrogate pair.
+ */
+export function promptTail(prompt: string): string {
+  if (prompt.length <= PROMPT_MAX_CHARS) return prompt;
+  const tail = prompt.slice(-PROMPT_MAX_CHARS);
+  if (/\s/.test(prompt.charAt(prompt.length - PROMPT_MAX_CHARS - 1))) return tail.trimStart();
+  // Cut inside a word: drop that word's end, unless the tail is all one word.
+  const space = tail.search(/\s/);
+  const fromWord = space === -1 ? '' : tail.slice(space).trimStart();
+  if (fromWord !== '') return fromWord;
+  return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
 }
