@@ -81,7 +81,11 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   // Capped: the probed length is the file's own claim (an ffconcat list of 3,700 copies of an
   // upload probed as 3.7 s), so the decode stops a second past the longest accepted audio.
   const maxSeconds = deps.maxAudioSeconds;
-  const wav = await timed('decode', () => decodeToWav(input.audioPath, wavPath, { signal, maxSeconds }));
+  // Channels without a layout (a 12-channel WAV without a channel mask) are averaged to mono.
+  const layoutlessChannels = probe.channelLayout === null ? probe.channels : null;
+  const wav = await timed('decode', () =>
+    decodeToWav(input.audioPath, wavPath, { signal, maxSeconds, layoutlessChannels }),
+  );
   if (wav.truncated) {
     const message = `The audio is more than ${maxSeconds} seconds long; the longest accepted is ${maxSeconds} seconds.`;
     throw failure('audio_too_long', false, message);

@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeToWav, readWavDuration, wavSizeLimit } from './decode';
+import { decodeToWav, meanDownmix, readWavDuration, wavSizeLimit } from './decode';
+import { TOOL_ADDRESS_SPACE_BYTES } from './ffmpeg-tools';
 import { ProcessError, type RunProcess } from './process-runner';
 
 /** A PCM WAV header (+ optional extra chunk before `data`) followed by `dataBytes` of silence. */
@@ -115,6 +116,37 @@ describe('decodeToWav', () => {
     expect(after(output, '-t')).toBe('6');
     expect(after(output, '-fs')).toBe(String(wavSizeLimit(5)));
     expect(wavSizeLimit(5)).toBe(6 * 32000 + 4096);
+  });
+
+  it('lets no video decoder of the input allocate a big picture, and caps the address space', async () => {
+    const calls: string[][] = [];
+    const options: unknown[] = [];
+    const run: RunProcess = async (command, a, o) => {
+      options.push(o);
+      return writing(wav(64000), calls)(command, a, o);
+    };
+    await decodeToWav(__filename, join(dir, 'out.wav'), { run });
+    const args = calls[0] as string[];
+    const before = args.slice(0, args.indexOf('-i'));
+    expect(before[before.indexOf('-max_pixels') + 1]).toBe('4096');
+    expect(before[before.indexOf('-threads') + 1]).toBe('1');
+    expect(options[0]).toMatchObject({ maxAddressSpaceBytes: TOOL_ADDRESS_SPACE_BYTES });
+  });
+
+  it('averages channels that have no layout to mono, which -ac 1 cannot', async () => {
+    const calls: string[][] = [];
+    await decodeToWav(__filename, join(dir, 'out.wav'), {
+      run: writing(wav(64000), calls),
+      layoutlessChannels: 3,
+    });
+    const args = calls[0] as string[];
+    expect(args[args.indexOf('-af') + 1]).toBe('pan=mono|c0<c0+c1+c2');
+    expect(meanDownmix(12)).toEqual([
+      '-af',
+      `pan=mono|c0<${[...Array(12).keys()].map((i) => `c${i}`).join('+')}`,
+    ]);
+    // ffmpeg guesses mono or stereo for one or two channels.
+    for (const n of [null, undefined, 0, 1, 2]) expect(meanDownmix(n)).toEqual([]);
   });
 
   it('caps at 10 hours by default', async () => {

@@ -10,6 +10,13 @@ export interface DecodeOptions extends FfmpegCallOptions {
    * (1.15 GB for 10 h). Default: `LIMITS.maxAudioSeconds` (10 h).
    */
   maxSeconds?: number;
+  /**
+   * The probe's channel count when the stream has no channel layout (`ProbeResult.channels` when
+   * `channelLayout` is null). ffmpeg guesses a layout for up to two channels; beyond that it
+   * cannot mix them to mono ("Rematrix is needed between 12 channels and mono"), so they are
+   * averaged with equal weights instead. Default: none (ffmpeg's own downmix).
+   */
+  layoutlessChannels?: number | null;
 }
 
 export interface DecodeResult {
@@ -73,6 +80,7 @@ export async function decodeToWav(
     ['-nostdin', '-hide_banner', '-v', 'error', '-y'],
     inputArgs(input),
     ['-map', '0:a:0', '-vn', '-sn', '-dn'],
+    meanDownmix(options.layoutlessChannels),
     ['-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le'],
     ['-t', String(capSeconds), '-fs', String(wavSizeLimit(maxSeconds))],
     // No LIST/INFO chunk: keeps the header plain for any WAV reader.
@@ -93,6 +101,14 @@ export async function decodeToWav(
     await rm(outputPath, { force: true });
     throw error;
   }
+}
+
+/** `-af pan=...` averaging `channels` channels of unknown layout into one; none for up to two. */
+export function meanDownmix(channels: number | null | undefined): string[] {
+  if (!channels || !Number.isInteger(channels) || channels <= 2) return [];
+  // `<` scales the gains to sum to 1: the mean of every channel.
+  const sum = Array.from({ length: channels }, (_, i) => `c${i}`).join('+');
+  return ['-af', `pan=mono|c0<${sum}`];
 }
 
 /** Duration of a PCM WAV file from its `fmt ` byte rate and `data` chunk size. */

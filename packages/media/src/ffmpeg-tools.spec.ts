@@ -84,6 +84,17 @@ describe('ffmpegFailure', () => {
     });
   });
 
+  it('maps output past the stdout limit to a permanent audio_invalid', () => {
+    const error = new ProcessError('ffprobe wrote more than 1024 bytes to stdout', {
+      command: 'ffprobe',
+      exitCode: null,
+      signal: 'SIGKILL',
+      stderr: '',
+      stdoutOverflow: true,
+    });
+    expect(ffmpegFailure(error, 'probe')).toMatchObject({ code: 'audio_invalid', transient: false });
+  });
+
   it('passes aborts and foreign errors through', () => {
     const abort = new MediaAbortError();
     const other = new TypeError('x');

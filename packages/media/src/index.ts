@@ -7,6 +7,7 @@ export {
 } from './media-error';
 export {
   runProcess,
+  findPrlimit,
   formatCommandLine,
   ProcessError,
   type RunProcess,
@@ -14,12 +15,25 @@ export {
   type RunResult,
   type ProcessErrorDetails,
 } from './process-runner';
-export { INPUT_DEMUXERS, type FfmpegCallOptions } from './ffmpeg-tools';
-export { probeAudio, normaliseProbe, SANE_SAMPLE_RATES, MAX_CHANNELS, type ProbeResult } from './probe';
+export {
+  INPUT_DEMUXERS,
+  PROBE_TIMEOUT_MS,
+  TOOL_ADDRESS_SPACE_BYTES,
+  type FfmpegCallOptions,
+} from './ffmpeg-tools';
+export {
+  probeAudio,
+  normaliseProbe,
+  PROBE_ENTRIES,
+  SANE_SAMPLE_RATES,
+  MAX_CHANNELS,
+  type ProbeResult,
+} from './probe';
 export {
   decodeToWav,
   readWavDuration,
   wavSizeLimit,
+  meanDownmix,
   DECODE_MARGIN_SECONDS,
   type DecodeOptions,
   type DecodeResult,

@@ -1,6 +1,7 @@
 import { MediaError } from './media-error';
-import { ProcessError, type RunProcess } from './process-runner';
-import { normaliseProbe, probeAudio } from './probe';
+import { PROBE_TIMEOUT_MS, TOOL_ADDRESS_SPACE_BYTES } from './ffmpeg-tools';
+import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
+import { PROBE_ENTRIES, normaliseProbe, probeAudio } from './probe';
 
 const stream = (extra: Record<string, unknown>) => ({ index: 0, ...extra });
 
@@ -15,7 +16,35 @@ describe('normaliseProbe', () => {
       formatName: 'wav',
       hasAudio: true,
       audioCodec: 'pcm_s16le',
+      channels: null,
+      channelLayout: null,
     });
+  });
+
+  it('reports the channel count, and the layout only when the stream has one', () => {
+    const audio = { codec_type: 'audio', codec_name: 'pcm_s16le', duration: '1' };
+    expect(normaliseProbe({ streams: [{ ...audio, channels: 2, channel_layout: 'stereo' }] })).toMatchObject({
+      channels: 2,
+      channelLayout: 'stereo',
+    });
+    // A 12-channel WAV without a channel mask: ffprobe leaves the layout out (or says unknown).
+    for (const layout of [{}, { channel_layout: 'unknown' }])
+      expect(normaliseProbe({ streams: [{ ...audio, channels: 12, ...layout }] })).toMatchObject({
+        channels: 12,
+        channelLayout: null,
+      });
+  });
+
+  it("prefers a Matroska audio stream's DURATION tag to the container's duration (a subtitle cue at 10:30:00)", () => {
+    const json = {
+      streams: [
+        stream({ codec_type: 'audio', codec_name: 'opus', tags: { DURATION: '00:00:11.008000000' } }),
+      ],
+      format: { format_name: 'matroska,webm', duration: '37801.007000' },
+    };
+    expect(normaliseProbe(json).durationSeconds).toBeCloseTo(11.008, 6);
+    const lower = { ...json, streams: [stream({ codec_type: 'audio', tags: { duration: '00:00:02.5' } })] };
+    expect(normaliseProbe(lower).durationSeconds).toBe(2.5);
   });
 
   it('takes the first audio stream of a video and prefers its own duration', () => {
@@ -112,6 +141,8 @@ describe('probeAudio', () => {
       formatName: 'mp3',
       hasAudio: true,
       audioCodec: 'mp3',
+      channels: null,
+      channelLayout: null,
     });
     expect(calls[0]?.[0]).toBe('/usr/local/bin/ffprobe');
     expect(calls[0]?.at(-1)).toBe(`file:${path}`);
@@ -140,6 +171,48 @@ describe('probeAudio', () => {
         ['aac', 'aiff', 'amr', 'asf', 'avi', 'flac', 'matroska', 'mov', 'mp3', 'ogg', 'wav'].sort(),
       );
     }
+  });
+
+  it('asks ffprobe only for the fields it reads, of the first audio stream, within a time and memory limit', async () => {
+    const calls: { args: string[]; options: RunOptions | undefined }[] = [];
+    const run: RunProcess = async (_command, args, options) => {
+      calls.push({ args: [...args], options });
+      return {
+        stdout: JSON.stringify({ streams: [{ codec_type: 'audio' }], format: { duration: '1' } }),
+        stderr: '',
+        durationMs: 1,
+      };
+    };
+    await probeAudio(path, { run });
+    const { args, options } = calls[0] as (typeof calls)[number];
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    // Every tag and stream printed ran ffprobe past the runner's 32 MiB of stdout.
+    expect(args).not.toContain('-show_format');
+    expect(args).not.toContain('-show_streams');
+    expect(after('-show_entries')).toBe(PROBE_ENTRIES);
+    expect(PROBE_ENTRIES).toMatch(/(^|:)stream_tags=DURATION($|:)/);
+    expect(after('-select_streams')).toBe('a:0');
+    expect(args.indexOf('-threads')).toBeLessThan(args.indexOf('-i'));
+    // Not -max_pixels: ffprobe exits when a decoder refuses a real video's picture size.
+    expect(args).not.toContain('-max_pixels');
+    expect(options).toMatchObject({
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxAddressSpaceBytes: TOOL_ADDRESS_SPACE_BYTES,
+    });
+  });
+
+  it('fails ffprobe printing past the stdout limit as audio_invalid, not as a transient failure', async () => {
+    const error = new ProcessError('ffprobe wrote more than 33554432 bytes to stdout', {
+      command: 'ffprobe',
+      exitCode: null,
+      signal: 'SIGKILL',
+      stderr: '',
+      stdoutOverflow: true,
+    });
+    await expect(probeAudio(path, { run: failing(error) })).rejects.toMatchObject({
+      code: 'audio_invalid',
+      transient: false,
+    });
   });
 
   it('maps ffprobe refusing the input to audio_invalid with its stderr', async () => {

@@ -1,5 +1,12 @@
 import { access, constants } from 'node:fs/promises';
-import { ffmpegFailure, inputArgs, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
+import {
+  PROBE_DECODER_LIMITS,
+  PROBE_TIMEOUT_MS,
+  ffmpegFailure,
+  inputArgs,
+  withDefaults,
+  type FfmpegCallOptions,
+} from './ffmpeg-tools';
 import { MediaError } from './media-error';
 
 export interface ProbeResult {
@@ -11,7 +18,22 @@ export interface ProbeResult {
   hasAudio: boolean;
   /** Codec of the first audio stream (`pcm_s16le`, `aac`, `opus`, ...). */
   audioCodec: string | null;
+  /** Channels of the first audio stream; null when ffprobe could not tell. */
+  channels: number | null;
+  /**
+   * Its channel layout (`mono`, `5.1`, ...); null when it has none, as a WAV of more than two
+   * channels without a channel mask, which ffmpeg cannot downmix by itself (see `decodeToWav`).
+   */
+  channelLayout: string | null;
 }
+
+/**
+ * Only what `normaliseProbe` reads, of the first audio stream only. `-show_format -show_streams`
+ * prints every tag and every stream: 36 MB of ID3 text in a valid MP3, or 25,000 streams, ran
+ * past the runner's stdout limit. Of the tags only Matroska's per-stream `DURATION` is wanted.
+ */
+export const PROBE_ENTRIES =
+  'format=format_name,duration:stream=codec_type,codec_name,duration,sample_rate,channels,channel_layout:stream_tags=DURATION';
 
 /**
  * Reads the container with ffprobe. The runner rather than fluent-ffmpeg's `ffprobe`, which
@@ -23,10 +45,15 @@ export interface ProbeResult {
 export async function probeAudio(path: string, options: FfmpegCallOptions = {}): Promise<ProbeResult> {
   await access(path, constants.R_OK);
   const { run, ffprobe, runOptions } = withDefaults(options);
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...inputArgs(path)];
-  const { stdout } = await run(ffprobe, args, runOptions).catch((e: unknown) => {
-    throw ffmpegFailure(e, 'ffprobe rejected the input');
-  });
+  const args = [
+    ['-v', 'error', '-print_format', 'json', '-show_entries', PROBE_ENTRIES, '-select_streams', 'a:0'],
+    inputArgs(path, PROBE_DECODER_LIMITS),
+  ].flat();
+  const { stdout } = await run(ffprobe, args, { ...runOptions, timeoutMs: PROBE_TIMEOUT_MS }).catch(
+    (e: unknown) => {
+      throw ffmpegFailure(e, 'ffprobe rejected the input');
+    },
+  );
   let json: unknown;
   try {
     json = JSON.parse(stdout);
@@ -66,17 +93,24 @@ export function normaliseProbe(
   if (!audio) throw new MediaError('audio_invalid', 'The file has no audio stream', { transient: false });
   checkSaneAudio(audio);
   const tags = isObject(audio['tags']) ? audio['tags'] : {};
-  // The audio stream's own length first: in a video file the container's may be the video's.
+  // The audio stream's own length first, in whichever form the container keeps it (Matroska:
+  // its DURATION tag): the container's is that of its longest stream, which may be a video or a
+  // subtitle whose last cue comes hours after the audio ends.
   const durationSeconds =
     nonNegative(audio['duration']) ??
+    clockSeconds(Object.entries(tags).find(([key]) => key.toUpperCase() === 'DURATION')?.[1]) ??
     nonNegative(format['duration']) ??
-    clockSeconds(tags['DURATION']) ??
     null;
   return {
     durationSeconds,
     formatName: typeof format['format_name'] === 'string' ? format['format_name'] : 'unknown',
     hasAudio: true,
     audioCodec: typeof audio['codec_name'] === 'string' ? audio['codec_name'] : null,
+    channels: nonNegative(audio['channels']) || null,
+    channelLayout:
+      typeof audio['channel_layout'] === 'string' && audio['channel_layout'] !== 'unknown'
+        ? audio['channel_layout']
+        : null,
   };
 }
 
@@ -113,7 +147,7 @@ function nonNegative(value: unknown): number | null {
   return Number.isFinite(n) && n >= 0 ? n : null;
 }
 
-/** Matroska's `DURATION` tag: `HH:MM:SS.nnnnnnnnn`. */
+/** Matroska's `DURATION` tag (ffprobe matches its name in any case, and so do we): `HH:MM:SS.nnnnnnnnn`. */
 function clockSeconds(value: unknown): number | null {
   const m = typeof value === 'string' ? /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(value) : null;
   return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : null;

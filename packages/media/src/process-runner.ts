@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { MediaAbortError } from './media-error';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -18,6 +20,14 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void;
   /** Variables added to this process's environment for the child. Default: none. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The child's address-space limit (RLIMIT_AS), so an input cannot make it take the host's
+   * memory: past it an allocation fails inside the child (ffmpeg: "Cannot allocate memory"),
+   * where the OOM killer would otherwise pick a victim. Set with util-linux `prlimit`, which
+   * applies it and execs the command (same pid); where `prlimit` is not installed the child runs
+   * without it. Default: none.
+   */
+  maxAddressSpaceBytes?: number;
 }
 
 export interface RunResult {
@@ -45,6 +55,8 @@ export interface ProcessErrorDetails {
   spawnErrorCode?: string | null;
   /** Killed for overrunning `timeoutMs`. */
   timedOut?: boolean;
+  /** Killed for writing more than `maxStdoutBytes`: the output, not the machine, was the trouble. */
+  stdoutOverflow?: boolean;
 }
 
 /** The process could not start, exited non-zero, was killed by a signal, or overran a limit. */
@@ -56,6 +68,7 @@ export class ProcessError extends Error {
   readonly stderr: string;
   readonly spawnErrorCode: string | null;
   readonly timedOut: boolean;
+  readonly stdoutOverflow: boolean;
 
   constructor(message: string, details: ProcessErrorDetails) {
     super(message);
@@ -65,6 +78,7 @@ export class ProcessError extends Error {
     this.stderr = details.stderr;
     this.spawnErrorCode = details.spawnErrorCode ?? null;
     this.timedOut = details.timedOut ?? false;
+    this.stdoutOverflow = details.stdoutOverflow ?? false;
   }
 }
 
@@ -85,6 +99,34 @@ export function stderrSummary(stderr: string): string {
   return lines.findLast((l) => /\berror\b/i.test(l)) ?? lines[lines.length - 1] ?? '';
 }
 
+let prlimitPath: string | null | undefined;
+
+/** util-linux `prlimit` on PATH (looked up once), or null. */
+export function findPrlimit(): string | null {
+  if (prlimitPath !== undefined) return prlimitPath;
+  prlimitPath = null;
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
+    try {
+      accessSync(join(dir, 'prlimit'), constants.X_OK);
+      prlimitPath = join(dir, 'prlimit');
+      break;
+    } catch {
+      // not in this folder
+    }
+  }
+  return prlimitPath;
+}
+
+/** What to spawn for `command`: itself, or `prlimit --as=N -- command` to cap its address space. */
+function limited(command: string, args: readonly string[], maxAddressSpaceBytes: number | undefined) {
+  const prlimit = maxAddressSpaceBytes === undefined ? null : findPrlimit();
+  if (prlimit === null) return { file: command, argv: [...args] };
+  return {
+    file: prlimit,
+    argv: [`--as=${Math.floor(maxAddressSpaceBytes as number)}`, '--', command, ...args],
+  };
+}
+
 /**
  * The one place in the code base that spawns processes: no shell, stderr tail kept, killable.
  * Rejects with `MediaAbortError` when aborted, `ProcessError` for every other failure.
@@ -99,11 +141,12 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     onSpawn,
   } = options;
   if (signal?.aborted) return Promise.reject(new MediaAbortError(undefined, signal.reason));
-  debug?.(formatCommandLine(command, args));
+  const { file, argv } = limited(command, args, options.maxAddressSpaceBytes);
+  debug?.(formatCommandLine(file, argv));
 
   return new Promise<RunResult>((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(command, [...args], {
+    const child = spawn(file, argv, {
       stdio: ['ignore', captureStdout ? 'pipe' : 'ignore', 'pipe'],
       ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
     });
@@ -153,7 +196,8 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdoutBytes) {
         const message = `${command} wrote more than ${maxStdoutBytes} bytes to stdout`;
-        kill(new ProcessError(message, { command, exitCode: null, signal: 'SIGKILL', stderr: stderrText() }));
+        const killed = { command, exitCode: null, signal: 'SIGKILL' as const, stderr: stderrText() };
+        kill(new ProcessError(message, { ...killed, stdoutOverflow: true }));
       } else {
         stdoutChunks.push(chunk);
       }
@@ -178,6 +222,13 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     child.on('close', (code, sig) => {
       if (killedFor) return finish(killedFor);
       if (code === 0) return finish(null);
+      // prlimit could not exec the command: the same failure as spawning it directly.
+      const execFailed = file !== command && /^prlimit: failed to execute .*: (.*)$/m.exec(stderrText());
+      if (execFailed && (code === 126 || code === 127)) {
+        const errno = code === 127 ? 'ENOENT' : 'EACCES';
+        const details = { command, exitCode: null, signal: null, stderr: '', spawnErrorCode: errno };
+        return finish(new ProcessError(`${command} could not start: ${execFailed[1]}`, details));
+      }
       const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
       const line = stderrSummary(stderrText());
       const details = { command, exitCode: code, signal: sig, stderr: stderrText() };

@@ -46,6 +46,8 @@ describe('probeAudio (real ffprobe)', () => {
       formatName: 'wav',
       hasAudio: true,
       audioCodec: 'pcm_s16le',
+      channels: 1,
+      channelLayout: null,
     });
   });
 

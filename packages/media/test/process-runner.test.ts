@@ -1,4 +1,4 @@
-import { MediaAbortError, ProcessError, isAbortError, runProcess } from '../src';
+import { MediaAbortError, ProcessError, findPrlimit, isAbortError, runProcess } from '../src';
 import { isAlive } from './media-test-env';
 
 describe('runProcess (real processes)', () => {
@@ -41,10 +41,24 @@ describe('runProcess (real processes)', () => {
     await expect(runProcess('echo', ['x'], { captureStdout: false })).resolves.toMatchObject({ stdout: '' });
   });
 
-  it('kills a process that writes more stdout than allowed', async () => {
+  it('kills a process that writes more stdout than allowed, and says so', async () => {
     await expect(runProcess('yes', [], { maxStdoutBytes: 1024 * 1024 })).rejects.toMatchObject({
       signal: 'SIGKILL',
+      stdoutOverflow: true,
+      timedOut: false,
     });
+  });
+
+  it('caps the address space of the child when asked (util-linux prlimit)', async () => {
+    expect(findPrlimit()).not.toBeNull();
+    const { stdout } = await runProcess('sh', ['-c', 'ulimit -v'], { maxAddressSpaceBytes: 512 * 1024 ** 2 });
+    expect(stdout.trim()).toBe(String(512 * 1024));
+  });
+
+  it('still rejects a missing binary with its errno code under the limit', async () => {
+    await expect(
+      runProcess('/nonexistent/hark-binary', [], { maxAddressSpaceBytes: 512 * 1024 ** 2 }),
+    ).rejects.toMatchObject({ name: 'ProcessError', spawnErrorCode: 'ENOENT', exitCode: null });
   });
 
   it('kills a process that overruns its time-out', async () => {
