@@ -60,6 +60,10 @@ beforeAll(async () => {
   const at = mkv.indexOf(Buffer.from([0x44, 0x89, 0x88])); // Segment Info: Duration, 8-byte float
   if (at < 0) throw new Error('no Duration element');
   mkv.writeDoubleBE(1000, at + 3); // milliseconds
+  // And the audio track's own length (its DURATION tag, which the probe reads first).
+  const tag = mkv.indexOf('01:00:00.000000000');
+  if (tag < 0) throw new Error('no DURATION tag');
+  mkv.write('00:00:01.000000000', tag, 'ascii');
   writeFileSync(lyingMkv, mkv);
   server = await serveFiles({ '/list.m3u8': playlist(secretMp3) });
   await h.startWorker();
@@ -200,4 +204,77 @@ it('an honest upload still transcribes (read through the link in the job folder)
   const { id } = await uploadAndRun(readFileSync(tone));
   const t = await h.finished(id);
   expect(t).toMatchObject({ status: 'done', durationSeconds: 2 });
+});
+
+// The audit of crafted files: valid audio that failed, or was billed for hours, because of what
+// surrounds it. Each must finish on the first attempt.
+describe('valid audio in a hostile wrapping', () => {
+  /** Done on the first attempt, charged for `seconds`. */
+  async function expectDoneOnce(bytes: Buffer, seconds: number) {
+    const { id } = await uploadAndRun(bytes);
+    const t = await h.finished(id);
+    expect(t).toMatchObject({ status: 'done', errorCode: null, workerAttempts: 1, durationSeconds: seconds });
+    return t;
+  }
+
+  /** A 16 kHz mono 16-bit PCM WAV of these samples. */
+  const pcmWav = (samples: number[]) => {
+    const data = Buffer.alloc(samples.length * 2);
+    samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'ascii');
+    header.writeUInt32LE(36 + data.length, 4);
+    header.write('WAVEfmt ', 8, 'ascii');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(16000, 24);
+    header.writeUInt32LE(32000, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'ascii');
+    header.writeUInt32LE(data.length, 40);
+    return Buffer.concat([header, data]);
+  };
+
+  it('an MP3 behind 36 MB of ID3 tags transcribes (ffprobe printed them past its stdout limit: engine_failed x3)', async () => {
+    const frame = (i: number) => {
+      const text = Buffer.concat([Buffer.from(`\0key${i}\0`, 'latin1'), Buffer.alloc(9_000_000, 'A')]);
+      const head = Buffer.alloc(10);
+      head.write('TXXX', 0, 'ascii');
+      head.writeUInt32BE(text.length, 4);
+      return Buffer.concat([head, text]);
+    };
+    const body = Buffer.concat([0, 1, 2, 3].map(frame));
+    const head = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 0]);
+    for (let i = 0; i < 4; i++) head[9 - i] = (body.length >> (7 * i)) & 0x7f; // synchsafe
+    const mp3 = path.join(scratch, 'plain.mp3');
+    ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-id3v2_version', '0', mp3);
+    await expectDoneOnce(Buffer.concat([head, body, readFileSync(mp3)]), 2);
+  });
+
+  it('Matroska audio of 2 s with a subtitle cue at 10:30:00 is charged 2 s (not failed audio_too_long)', async () => {
+    const srt = path.join(scratch, 'late.srt');
+    const mkv = path.join(scratch, 'latesub.mkv');
+    writeFileSync(srt, '1\n10:30:00,000 --> 10:30:01,000\nlate\n');
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=2',
+      '-i',
+      srt,
+      '-c:a',
+      'libopus',
+      '-c:s',
+      'srt',
+      mkv,
+    );
+    await expectDoneOnce(readFileSync(mkv), 2);
+  });
+
+  it('a WAV of one sample is done with empty text on the first attempt (whisper-cli exited 10: engine_failed x3)', async () => {
+    const t = await expectDoneOnce(pcmWav([1000]), 1);
+    expect(t.content).toMatchObject({ text: '' });
+  });
 });

@@ -1,5 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { readWavDuration } from './decode';
 import { MediaAbortError, MediaError } from './media-error';
 import { ProcessError, type RunOptions, type RunProcess } from './process-runner';
 import { DEFAULT_DECODING, DEFAULT_VAD, WhisperEngine, decodingArgs, vadArgs } from './whisper';
@@ -266,6 +268,36 @@ describe('WhisperEngine', () => {
     const plain = fakeRun(jfk);
     await engine(plain.run).transcribe({ wavPath: '/tmp/a.wav' });
     expect(plain.calls[0]!.args.some((a) => a.startsWith('--vad') || a === '-vm')).toBe(false);
+  });
+
+  it('gives whisper-cli audio of a single sample padded with silence to 50 ms, and removes the copy', async () => {
+    // One sample: whisper-cli's spectrogram has no frame, it fails to detect a language and
+    // exits 10, which reads as a crash. 50 ms it transcribes to nothing.
+    const dir = mkdtempSync(join(tmpdir(), 'hark-whisper-spec-'));
+    try {
+      const oneSample = join(dir, 'one.wav');
+      const header = Buffer.from(
+        '524946462600000057415645666d74201000000001000100803e0000007d00000200100064617461',
+        'hex',
+      );
+      const size = Buffer.alloc(4);
+      size.writeUInt32LE(2);
+      writeFileSync(oneSample, Buffer.concat([header, size, Buffer.from([0xe8, 0x03])]));
+      let heard = 0;
+      const { run: fake, calls } = fakeRun(jfk);
+      const run: RunProcess = async (command, args, options) => {
+        heard = await readWavDuration(args[args.indexOf('-f') + 1] as string);
+        return fake(command, args, options);
+      };
+      await engine(run).transcribe({ wavPath: oneSample });
+      const given = calls[0]?.args[calls[0].args.indexOf('-f') + 1] as string;
+      expect(given).not.toBe(oneSample);
+      expect(heard).toBe(0.05);
+      expect(existsSync(given)).toBe(false);
+      await expect(readWavDuration(oneSample)).resolves.toBe(1 / 16000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exposes the model name', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaError, isAbortError } from './media-error';
 import { ProcessError, stderrSummary, runProcess, type RunProcess } from './process-runner';
+import { padShortWav } from './short-audio';
 import { parseWhisperJson, type WhisperResult } from './whisper-output';
 
 export interface WhisperEngineOptions {
@@ -190,10 +191,38 @@ export class WhisperEngine {
     wordTimestamps = 'tokens',
     signal,
   }: TranscribeInput): Promise<WhisperResult> {
-    const { binaryPath, modelPath, threads, tmpDir, timeoutMs, debug } = this.options;
-    const decoding = this.decoding[task];
-    const dir = await mkdtemp(join(tmpDir ?? tmpdir(), 'hark-whisper-'));
+    const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'hark-whisper-'));
     const outPrefix = join(dir, 'out');
+    try {
+      // Audio of a few samples would make whisper-cli fail instead of transcribing nothing.
+      const enginePath = await padShortWav(wavPath, dir);
+      return await this.runEngine(enginePath, outPrefix, {
+        language,
+        task,
+        prompt,
+        temperature,
+        wordTimestamps,
+        signal,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async runEngine(
+    wavPath: string,
+    outPrefix: string,
+    {
+      language,
+      task,
+      prompt,
+      temperature,
+      wordTimestamps,
+      signal,
+    }: Required<Pick<TranscribeInput, 'task' | 'wordTimestamps'>> & Omit<TranscribeInput, 'wavPath'>,
+  ): Promise<WhisperResult> {
+    const { binaryPath, modelPath, threads, timeoutMs, debug } = this.options;
+    const decoding = this.decoding[task];
     const args = [
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
@@ -207,45 +236,41 @@ export class WhisperEngine {
       // Full JSON turns token timestamps on; the words are built from them (or their DTW times).
       ['-ojf', '-of', outPrefix],
     ].flat();
+    let stderr: string;
     try {
-      let stderr: string;
-      try {
-        // stdout only repeats the segments; discarding it keeps a 10-hour run's memory flat.
-        ({ stderr } = await this.run(binaryPath, args, {
-          signal,
-          debug,
-          timeoutMs,
-          captureStdout: false,
-          env: decodingEnv(decoding),
-        }));
-      } catch (error) {
-        throw toMediaError(error);
-      }
-      const raw = await readFile(`${outPrefix}.json`, 'utf8').catch(() => null);
-      // whisper-cli exits 0 without writing anything when it cannot read the audio or rejects
-      // an argument, so a missing file is the real failure signal.
-      if (raw === null) {
-        const permanent = /unknown language|failed to (open|read|load)/i.test(stderr);
-        throw new MediaError(
-          'engine_failed',
-          `whisper-cli wrote no output: ${stderrSummary(stderr) || 'no message'}`,
-          {
-            transient: !permanent,
-            stderr,
-          },
-        );
-      }
-      try {
-        return parseWhisperJson(raw);
-      } catch (error) {
-        throw new MediaError('engine_failed', (error as Error).message, {
-          transient: false,
+      // stdout only repeats the segments; discarding it keeps a 10-hour run's memory flat.
+      ({ stderr } = await this.run(binaryPath, args, {
+        signal,
+        debug,
+        timeoutMs,
+        captureStdout: false,
+        env: decodingEnv(decoding),
+      }));
+    } catch (error) {
+      throw toMediaError(error);
+    }
+    const raw = await readFile(`${outPrefix}.json`, 'utf8').catch(() => null);
+    // whisper-cli exits 0 without writing anything when it cannot read the audio or rejects
+    // an argument, so a missing file is the real failure signal.
+    if (raw === null) {
+      const permanent = /unknown language|failed to (open|read|load)/i.test(stderr);
+      throw new MediaError(
+        'engine_failed',
+        `whisper-cli wrote no output: ${stderrSummary(stderr) || 'no message'}`,
+        {
+          transient: !permanent,
           stderr,
-          cause: error,
-        });
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+        },
+      );
+    }
+    try {
+      return parseWhisperJson(raw);
+    } catch (error) {
+      throw new MediaError('engine_failed', (error as Error).message, {
+        transient: false,
+        stderr,
+        cause: error,
+      });
     }
   }
 

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaAbortError, WhisperEngine, decodeToWav, runProcess, type RunProcess } from '../src';
 import { ensureWhisperBuilt, isAlive, scratchDir, testEnv } from './media-test-env';
@@ -38,6 +38,36 @@ describe('WhisperEngine (real whisper-cli)', () => {
 
     expect(result).toEqual({ language: 'en', words: [], segments: [], text: '' });
     // Its per-run output folder is removed.
+    expect(readdirSync(dir).filter((f) => f.startsWith('hark-whisper-'))).toEqual([]);
+  });
+
+  it('transcribes audio of one sample to nothing instead of failing to detect its language', async () => {
+    // 1 sample at 16 kHz: unpadded, whisper-cli exits 10 ("failed to auto-detect language").
+    const path = join(dir, 'one-sample.wav');
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'ascii');
+    header.writeUInt32LE(38, 4);
+    header.write('WAVEfmt ', 8, 'ascii');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20); // PCM
+    header.writeUInt16LE(1, 22); // mono
+    header.writeUInt32LE(16000, 24);
+    header.writeUInt32LE(32000, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'ascii');
+    header.writeUInt32LE(2, 40);
+    writeFileSync(path, Buffer.concat([header, Buffer.from([0xe8, 0x03])]));
+    const { outputPath, durationSeconds } = await decodeToWav(path, join(dir, 'one-decoded.wav'));
+    expect(durationSeconds).toBe(1 / 16000);
+    for (const modelPath of [testEnv.whisperModel, testEnv.whisperMultilingualModel]) {
+      const result = await engine({ modelPath, tmpDir: dir }).transcribe({
+        wavPath: outputPath,
+        language: null,
+      });
+      expect(result).toMatchObject({ words: [], segments: [], text: '' });
+      expect(result.language).toMatch(/^[a-z]{2,3}$/);
+    }
     expect(readdirSync(dir).filter((f) => f.startsWith('hark-whisper-'))).toEqual([]);
   });
 
