@@ -259,6 +259,37 @@ describe('delete', () => {
   });
 });
 
+describe('retention', () => {
+  it('a finished transcript past its retention is gone at once, before the sweep erases it', async () => {
+    // The sweep runs about once a minute; until then the content is still stored, but the
+    // caller must already find the transcript gone, as after a deletion.
+    const expired = await newTranscript();
+    await finish(expired, 5);
+    const stillRunning = await newTranscript();
+    const past = new Date(Date.now() - 1000);
+    await api.db.transcript.updateMany({
+      where: { id: { in: [expired, stillRunning] } },
+      data: { expiresAt: past },
+    });
+    for (const [method, path] of [
+      ['get', `/v1/transcripts/${expired}`],
+      ['get', `/v1/transcripts/${expired}/subtitles?format=srt`],
+      ['get', `/v1/transcripts/${expired}/webhook-deliveries`],
+      ['post', `/v1/transcripts/${expired}/cancel`],
+      ['delete', `/v1/transcripts/${expired}`],
+    ] as const) {
+      const res = await request(api.app)[method](path).set(api.auth);
+      expect([path, res.status, res.body.error?.code]).toEqual([path, 404, 'not_found']);
+    }
+    const list = await request(api.app).get('/v1/transcripts?perPage=100').set(api.auth).expect(200);
+    const listed = list.body.data.transcripts.map((t: { id: string }) => t.id);
+    expect(listed).not.toContain(expired);
+    // One still processing stays (the sweep waits for it too), with its content to come.
+    expect(listed).toContain(stillRunning);
+    await request(api.app).get(`/v1/transcripts/${stillRunning}`).set(api.auth).expect(200);
+  });
+});
+
 describe('list', () => {
   it('page/perPage with total; filters; validation keys', async () => {
     const a = await api.newAccount({ toppedUp: true });

@@ -6,6 +6,7 @@ import {
   type SubtitleOptions,
   renderSubtitles,
 } from './subtitle-render';
+import { visibleTranscripts } from './visible-transcripts';
 
 const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
 
@@ -30,7 +31,7 @@ export class SubtitleService {
   ): Promise<string> {
     if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
     const t = await this.db.transcript.findFirst({
-      where: { id, accountId, deletedAt: null },
+      where: { id, accountId, ...visibleTranscripts() },
       select: {
         status: true,
         speakers: true,

@@ -3,6 +3,7 @@ import type { Db, Prisma } from '@hark/db';
 import type { ListTranscriptsOptions } from '../schemas/transcript.schemas';
 import type { ListCursorCodec } from './list-cursor';
 import { TRANSCRIPT_SELECT, transcriptListItem } from './transcript-view';
+import { visibleTranscripts } from './visible-transcripts';
 
 /** GET /v1/transcripts: newest first, page/perPage with total, or keyset cursors. */
 export class TranscriptListService {
@@ -15,7 +16,7 @@ export class TranscriptListService {
     const { page, perPage } = q;
     const where: Prisma.TranscriptWhereInput = {
       accountId,
-      deletedAt: null,
+      ...visibleTranscripts(),
       ...(q.status ? { status: q.status } : {}),
       ...(q.externalId ? { externalId: q.externalId } : {}),
       ...(q.since || q.until

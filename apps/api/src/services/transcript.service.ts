@@ -13,6 +13,7 @@ import type { CompletionWaiter } from './completion-waiter';
 import type { TranscriptQueue } from './transcript-queue';
 import { TRANSCRIPT_SELECT, transcriptView } from './transcript-view';
 import type { BlobStore } from '@hark/storage';
+import { visibleTranscripts } from './visible-transcripts';
 
 export interface TranscriptServiceConfig {
   ratePerHour: string;
@@ -168,7 +169,12 @@ export class TranscriptService {
     input: CreateTranscriptInput,
   ): Promise<string | null> {
     const candidates = await tx.transcript.findMany({
-      where: { accountId, audioSha256: sha256, status: { in: ['processing', 'done'] }, deletedAt: null },
+      where: {
+        accountId,
+        audioSha256: sha256,
+        status: { in: ['processing', 'done'] },
+        ...visibleTranscripts(),
+      },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       select: { id: true, requestedLanguage: true, speakers: true, glossary: true },
       take: 50,
@@ -195,7 +201,7 @@ export class TranscriptService {
   private async find(accountId: string, id: string) {
     if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
     const t = await this.db.transcript.findFirst({
-      where: { id, accountId, deletedAt: null },
+      where: { id, accountId, ...visibleTranscripts() },
       select: { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true },
     });
     if (!t) throw new HarkError('not_found');

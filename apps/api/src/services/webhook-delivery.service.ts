@@ -2,6 +2,7 @@ import { HarkError } from '@hark/core';
 import type { Db } from '@hark/db';
 import type { WebhookReplayQueue } from './webhook-delivery-replay';
 import { type DeliveryRecord, deliveryRecord } from './webhook-delivery-view';
+import { visibleTranscripts } from './visible-transcripts';
 
 // Checked before the look-up: an id that cannot be one (`%00`, which Postgres text refuses) is unknown.
 const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
@@ -44,7 +45,7 @@ export class WebhookDeliveryService {
   private async find(accountId: string, id: string) {
     if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
     const t = await this.db.transcript.findFirst({
-      where: { id, accountId, deletedAt: null },
+      where: { id, accountId, ...visibleTranscripts() },
       select: { id: true, status: true, webhookUrl: true },
     });
     if (!t) throw new HarkError('not_found');
