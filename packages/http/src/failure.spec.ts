@@ -34,6 +34,11 @@ describe('classifyFailure', () => {
 
   it('describes every kind without technical detail', () => {
     expect(describeFailure('timeout')).toBe('the server did not answer in time');
-    expect(describeFailure('blocked_address')).toBe('the host is not a public address');
+  });
+
+  it('says the same of a name that resolves to a private address and one that does not resolve', () => {
+    // Otherwise an audio URL's failure tells a caller which internal host names exist.
+    expect(describeFailure('blocked_address')).toBe('the host did not resolve to a public address');
+    expect(describeFailure('dns_failed')).toBe(describeFailure('blocked_address'));
   });
 });

@@ -50,12 +50,14 @@ export function classifyFailure(error: unknown): FailureKind {
 /** Human phrasing of a {@link FailureKind}, safe to show to the API caller. */
 export function describeFailure(kind: FailureKind): string {
   switch (kind) {
+    // One phrase for both: a caller who could tell them apart could map which internal host
+    // names exist (a name in the worker's /etc/hosts or search domain resolves, to a private
+    // address) by the transcripts' error messages. The delivery log and logs keep the kind.
     case 'blocked_address':
-      return 'the host is not a public address';
+    case 'dns_failed':
+      return 'the host did not resolve to a public address';
     case 'timeout':
       return 'the server did not answer in time';
-    case 'dns_failed':
-      return 'the host name could not be resolved';
     case 'connection_refused':
       return 'the server could not be reached';
     case 'connection_reset':

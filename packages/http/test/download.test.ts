@@ -146,7 +146,7 @@ describe('downloadToFile', () => {
       expect(error).toMatchObject({
         code: 'audio_unreachable',
         reason: 'blocked_address',
-        message: 'The audio URL could not be fetched: the host is not a public address',
+        message: 'The audio URL could not be fetched: the host did not resolve to a public address',
       });
     }
     expect(s.requests).toHaveLength(0);
