@@ -1,4 +1,4 @@
-import { chargedSeconds, withinAudio, wordTiming } from './pipeline';
+import { chargedSeconds, plausibleLength, withinAudio, wordTiming } from './pipeline';
 
 describe('chargedSeconds', () => {
   it('ignores decoder padding of the last frame (3 s AAC decodes to 3.02 s)', () => {
@@ -9,6 +9,16 @@ describe('chargedSeconds', () => {
   it('trusts the decoded length when the container misreports by more than the padding', () => {
     expect(chargedSeconds(1, 600)).toBe(600);
     expect(chargedSeconds(600, 12)).toBe(12);
+  });
+});
+
+describe('plausibleLength', () => {
+  it('trusts a claimed length the bytes can hold at 4 kbit/s, not one they cannot', () => {
+    // 11 h of 32 kbit/s MP3 is 158 MB; a 300 KB FLAC whose header says 11 h is not.
+    expect(plausibleLength(11 * 3600, 158_000_000)).toBe(true);
+    expect(plausibleLength(11 * 3600, 300_000)).toBe(false);
+    expect(plausibleLength(11, 352_000)).toBe(true); // jfk.wav
+    expect(plausibleLength(60, 29_999)).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
 import type { DiarizationResult, DiarizeOptions, SpeakersOption } from '@hark/diarization';
@@ -73,9 +74,15 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   };
 
   const probe = await timed('probe', () => probeAudio(input.audioPath, { signal }));
-  checkLength(probe.durationSeconds, deps.maxAudioSeconds);
-  // Before the expensive steps: an account that cannot pay fails now, not after an hour of work.
-  if (!(await hold(db, id, probe.durationSeconds))) return { status: 'not_processing' };
+  // The probed length is the file's own claim. Where its bytes could hold it, it may fail the
+  // transcript before the expensive steps (too long, or an account that cannot pay fails now,
+  // not after an hour of work); a claim the bytes cannot hold (a FLAC header saying an hour of
+  // a 2 s file) waits for the decode, which is capped anyway, and the decoded length decides.
+  const claimTrusted = plausibleLength(probe.durationSeconds, (await stat(input.audioPath)).size);
+  if (claimTrusted) {
+    checkLength(probe.durationSeconds, deps.maxAudioSeconds);
+    if (!(await hold(db, id, probe.durationSeconds))) return { status: 'not_processing' };
+  }
 
   const wavPath = path.join(input.workDir, 'audio.wav');
   // Capped: the probed length is the file's own claim (an ffconcat list of 3,700 copies of an
@@ -93,8 +100,10 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const audioSeconds = chargedSeconds(probe.durationSeconds, wav.durationSeconds);
   checkLength(audioSeconds, deps.maxAudioSeconds);
   const seconds = billableSeconds(audioSeconds);
-  // The hold follows when the decoded length says otherwise: the charge never exceeds the hold.
-  if (seconds !== billableSeconds(probe.durationSeconds) && !(await hold(db, id, audioSeconds))) {
+  // The hold follows when the decoded length says otherwise (or the claim was not held): the
+  // charge never exceeds the hold.
+  const held = claimTrusted && seconds === billableSeconds(probe.durationSeconds);
+  if (!held && !(await hold(db, id, audioSeconds))) {
     return { status: 'not_processing' };
   }
 
@@ -170,6 +179,19 @@ export const PADDING_TOLERANCE_SECONDS = 0.5;
 
 export function chargedSeconds(declared: number, decoded: number): number {
   return Math.abs(decoded - declared) <= PADDING_TOLERANCE_SECONDS ? Math.min(declared, decoded) : decoded;
+}
+
+/**
+ * The fewest bytes a second of real audio takes in the formats we accept: 4 kbit/s, under any
+ * codec's lowest speech rate (Opus 6, MP3 8). Fewer bytes than that for the claimed length mean
+ * the claim is a header's lie or its corruption; only silence compressed by FLAC or Opus DTX
+ * goes below, and that is merely decoded before it is judged.
+ */
+export const MIN_PLAUSIBLE_BYTES_PER_SECOND = 500;
+
+/** Whether a file of `bytes` can hold the `seconds` its header claims. */
+export function plausibleLength(seconds: number, bytes: number): boolean {
+  return bytes >= seconds * MIN_PLAUSIBLE_BYTES_PER_SECOND;
 }
 
 function checkLength(seconds: number, max: number): void {

@@ -273,6 +273,23 @@ describe('valid audio in a hostile wrapping', () => {
     await expectDoneOnce(readFileSync(mkv), 2);
   });
 
+  it('a FLAC whose header claims an hour (of 2 s) is done, charged 2 s, even on an account an hour would overdraw', async () => {
+    // STREAMINFO's total-sample count is the file's own claim; corrupted or patched, it failed
+    // the file audio_too_long (or insufficient_balance) before anything was decoded.
+    const flacPath = path.join(scratch, 'claim.flac');
+    ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-ar', '16000', flacPath);
+    const flac = Buffer.from(readFileSync(flacPath));
+    const packed = flac.readBigUInt64BE(18); // sample rate (20 bits), channels, bits, total samples (36)
+    const total = BigInt(3600) * (packed >> 44n);
+    flac.writeBigUInt64BE((packed & ~((1n << 36n) - 1n)) | total, 18);
+    // One cent: 2 s cost 0.02 cents, an hour 36.
+    const poor = await h.account('1');
+    const { id } = await uploadAndRun(flac, poor);
+    const t = await h.finished(id);
+    expect(t).toMatchObject({ status: 'done', errorCode: null, workerAttempts: 1, durationSeconds: 2 });
+    expect(await checkAccountInvariants(h.db, poor.accountId)).toEqual([]);
+  });
+
   it('a WAV of one sample is done with empty text on the first attempt (whisper-cli exited 10: engine_failed x3)', async () => {
     const t = await expectDoneOnce(pcmWav([1000]), 1);
     expect(t.content).toMatchObject({ text: '' });
