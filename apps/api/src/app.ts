@@ -2,6 +2,7 @@ import express, { type Express, Router } from 'express';
 import { composeServices } from './composition';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
+import { cors } from './middleware/cors';
 import { audioFileParser, fieldBodyParsers } from './middleware/body-parsers';
 import { errorHandler, notFound, undecodablePath } from './middleware/errors';
 import { ApiMetrics, trackRouteTemplates } from './middleware/http-metrics';
@@ -54,6 +55,9 @@ export function createApp(deps: ApiDeps): HarkApp {
   tryPageRoutes(app); // the browser page at / and /try: static, no key; it calls /v1 like any client
 
   const limits = rateLimits(services.limiter, { rules: config.rateLimits, other: config.otherRouteLimit });
+  // Pages of the configured origins may call /v1 (the document included); their preflights are
+  // answered before the key is asked for.
+  app.use('/v1', cors(config.corsOrigins));
   openapiRoutes(app, limits.byAddress);
   const v1 = Router();
   v1.use(authenticate(deps, limits.unauthenticated));

@@ -14,6 +14,7 @@ import {
 import type { UploadHasherKind } from '@hark/storage';
 // Types only: the configuration loads without the route contract's schemas.
 import type { RouteKey } from './contract/routes.contract';
+import { type CorsOrigins, parseCorsOrigins } from './middleware/cors';
 
 export interface RateLimitRule {
   /** A route's key in the contract (method and OpenAPI path), as GET /v1/limits reports it. */
@@ -86,6 +87,8 @@ export interface ApiConfig extends CommonConfig {
   openaiWaitSeconds: number;
   /** POST /v1/audio/*: largest `file` in bytes (HARK_OPENAI_MAX_FILE_BYTES, default 25 MiB as OpenAI; at most 100 MB). */
   openaiMaxFileBytes: number;
+  /** `HARK_CORS_ORIGINS`: origins whose pages may call the API (a comma-separated list, or `*`). Default: none. */
+  corsOrigins: CorsOrigins;
   /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
   validateResponses: boolean;
 }
@@ -129,6 +132,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     metricsToken: secretToken(env, 'HARK_METRICS_TOKEN'),
     operatorToken: secretToken(env, 'HARK_OPERATOR_TOKEN'),
     validateResponses: bool(env, 'HARK_VALIDATE_RESPONSES', false),
+    corsOrigins: parseCorsOrigins(env['HARK_CORS_ORIGINS']),
     openaiWaitSeconds: int(env, 'HARK_OPENAI_WAIT_SECONDS', 580, 1, 3600),
     openaiMaxFileBytes: int(
       env,
