@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { wavSizeLimit } from '@hark/media';
+import { pcmWav, wavSizeLimit } from '@hark/media';
 import { type TestAccount, checkAccountInvariants, waitFor } from '@hark/testing';
 import { serveFiles, testEnv, workerTest } from './worker-test-env';
 
@@ -218,23 +218,10 @@ describe('valid audio in a hostile wrapping', () => {
   }
 
   /** A 16 kHz mono 16-bit PCM WAV of these samples. */
-  const pcmWav = (samples: number[]) => {
+  const samplesWav = (samples: number[]) => {
     const data = Buffer.alloc(samples.length * 2);
     samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
-    const header = Buffer.alloc(44);
-    header.write('RIFF', 0, 'ascii');
-    header.writeUInt32LE(36 + data.length, 4);
-    header.write('WAVEfmt ', 8, 'ascii');
-    header.writeUInt32LE(16, 16);
-    header.writeUInt16LE(1, 20);
-    header.writeUInt16LE(1, 22);
-    header.writeUInt32LE(16000, 24);
-    header.writeUInt32LE(32000, 28);
-    header.writeUInt16LE(2, 32);
-    header.writeUInt16LE(16, 34);
-    header.write('data', 36, 'ascii');
-    header.writeUInt32LE(data.length, 40);
-    return Buffer.concat([header, data]);
+    return pcmWav(data);
   };
 
   it('an MP3 behind 36 MB of ID3 tags transcribes (ffprobe printed them past its stdout limit: engine_failed x3)', async () => {
@@ -291,7 +278,7 @@ describe('valid audio in a hostile wrapping', () => {
   });
 
   it('a WAV of one sample is done with empty text on the first attempt (whisper-cli exited 10: engine_failed x3)', async () => {
-    const t = await expectDoneOnce(pcmWav([1000]), 1);
+    const t = await expectDoneOnce(samplesWav([1000]), 1);
     expect(t.content).toMatchObject({ text: '' });
   });
 });

@@ -78,3 +78,4 @@ export {
   type PreparedModel,
   type QuantizeType,
 } from './quantize';
+export { padShortWav, pcmWav, MIN_ENGINE_SAMPLES } from './short-audio';

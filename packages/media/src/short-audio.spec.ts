@@ -2,26 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWavDuration } from './decode';
-import { MIN_ENGINE_SAMPLES, padShortWav } from './short-audio';
+import { MIN_ENGINE_SAMPLES, padShortWav, pcmWav } from './short-audio';
 
-/** 16 kHz mono s16le WAV of `samples` samples of value 1000. */
+/** 16 kHz (or `rate`) mono s16le WAV of `samples` samples of value 1000. */
 function wav(samples: number, { rate = 16000 } = {}): Buffer {
   const data = Buffer.alloc(samples * 2);
   for (let i = 0; i < samples; i++) data.writeInt16LE(1000, i * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return pcmWav(data, rate);
 }
 
 describe('padShortWav', () => {

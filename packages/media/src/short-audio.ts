@@ -33,7 +33,7 @@ export async function padShortWav(wavPath: string, dir: string): Promise<string>
   const padded = join(dir, 'padded.wav');
   await writeFile(
     padded,
-    wavFile(Buffer.concat([data, Buffer.alloc(MIN_ENGINE_SAMPLES * BYTES_PER_SAMPLE - data.length)])),
+    pcmWav(Buffer.concat([data, Buffer.alloc(MIN_ENGINE_SAMPLES * BYTES_PER_SAMPLE - data.length)])),
   );
   return padded;
 }
@@ -69,8 +69,8 @@ function pcmData(bytes: Buffer): Buffer | null {
   return null;
 }
 
-/** A 44-byte-header 16 kHz mono s16le WAV of `data`. */
-function wavFile(data: Buffer): Buffer {
+/** A mono 16-bit PCM WAV of `data` (little-endian samples) with a plain 44-byte header. */
+export function pcmWav(data: Buffer, sampleRate: number = SAMPLE_RATE): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + data.length, 4);
@@ -78,8 +78,8 @@ function wavFile(data: Buffer): Buffer {
   header.writeUInt32LE(16, 16);
   header.writeUInt16LE(1, 20); // PCM
   header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * BYTES_PER_SAMPLE, 28);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * BYTES_PER_SAMPLE, 28);
   header.writeUInt16LE(BYTES_PER_SAMPLE, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'ascii');

@@ -182,44 +182,28 @@ export class WhisperEngine {
     };
   }
 
-  async transcribe({
-    wavPath,
-    language,
-    task = 'transcribe',
-    prompt,
-    temperature,
-    wordTimestamps = 'tokens',
-    signal,
-  }: TranscribeInput): Promise<WhisperResult> {
+  async transcribe(input: TranscribeInput): Promise<WhisperResult> {
     const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'hark-whisper-'));
-    const outPrefix = join(dir, 'out');
     try {
       // Audio of a few samples would make whisper-cli fail instead of transcribing nothing.
-      const enginePath = await padShortWav(wavPath, dir);
-      return await this.runEngine(enginePath, outPrefix, {
-        language,
-        task,
-        prompt,
-        temperature,
-        wordTimestamps,
-        signal,
-      });
+      const wavPath = await padShortWav(input.wavPath, dir);
+      return await this.runEngine({ ...input, wavPath }, join(dir, 'out'));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 
   private async runEngine(
-    wavPath: string,
-    outPrefix: string,
     {
+      wavPath,
       language,
-      task,
+      task = 'transcribe',
       prompt,
       temperature,
-      wordTimestamps,
+      wordTimestamps = 'tokens',
       signal,
-    }: Required<Pick<TranscribeInput, 'task' | 'wordTimestamps'>> & Omit<TranscribeInput, 'wavPath'>,
+    }: TranscribeInput,
+    outPrefix: string,
   ): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, timeoutMs, debug } = this.options;
     const decoding = this.decoding[task];

@@ -1,6 +1,6 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MediaAbortError, WhisperEngine, decodeToWav, runProcess, type RunProcess } from '../src';
+import { MediaAbortError, WhisperEngine, decodeToWav, pcmWav, runProcess, type RunProcess } from '../src';
 import { ensureWhisperBuilt, isAlive, scratchDir, testEnv } from './media-test-env';
 
 // The test models load and run but transcribe to nothing, so these tests cover the process
@@ -44,20 +44,7 @@ describe('WhisperEngine (real whisper-cli)', () => {
   it('transcribes audio of one sample to nothing instead of failing to detect its language', async () => {
     // 1 sample at 16 kHz: unpadded, whisper-cli exits 10 ("failed to auto-detect language").
     const path = join(dir, 'one-sample.wav');
-    const header = Buffer.alloc(44);
-    header.write('RIFF', 0, 'ascii');
-    header.writeUInt32LE(38, 4);
-    header.write('WAVEfmt ', 8, 'ascii');
-    header.writeUInt32LE(16, 16);
-    header.writeUInt16LE(1, 20); // PCM
-    header.writeUInt16LE(1, 22); // mono
-    header.writeUInt32LE(16000, 24);
-    header.writeUInt32LE(32000, 28);
-    header.writeUInt16LE(2, 32);
-    header.writeUInt16LE(16, 34);
-    header.write('data', 36, 'ascii');
-    header.writeUInt32LE(2, 40);
-    writeFileSync(path, Buffer.concat([header, Buffer.from([0xe8, 0x03])]));
+    writeFileSync(path, pcmWav(Buffer.from([0xe8, 0x03])));
     const { outputPath, durationSeconds } = await decodeToWav(path, join(dir, 'one-decoded.wav'));
     expect(durationSeconds).toBe(1 / 16000);
     for (const modelPath of [testEnv.whisperModel, testEnv.whisperMultilingualModel]) {
