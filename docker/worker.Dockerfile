@@ -63,9 +63,10 @@ RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
 
 # ---- runtime ----
 FROM ${NODE_IMAGE} AS runtime
-# ffmpeg/ffprobe decode the audio; libgomp1 is whisper-cli's OpenMP runtime.
+# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit); libgomp1 is
+# whisper-cli's OpenMP runtime.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 util-linux \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     HARK_STORAGE_DIR=/var/lib/hark/storage \

@@ -73,9 +73,10 @@ RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
 
 # ---- runtime: CUDA runtime libraries (cudart, cuBLAS) + Node copied from the official image ----
 FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu${UBUNTU_VERSION} AS runtime
-# ffmpeg/ffprobe decode the audio; libgomp1 is whisper-cli's OpenMP runtime.
+# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit); libgomp1 is
+# whisper-cli's OpenMP runtime.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 util-linux \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node --create-home --shell /usr/sbin/nologin node
 COPY --from=base /usr/local/bin/node /usr/local/bin/node

@@ -69,7 +69,7 @@ ensure_debian_packages() {
 ensure_system_packages() {
   ensure_debian_packages postgres:postgresql redis-server:redis-server ffmpeg:ffmpeg ffprobe:ffmpeg \
     cmake:cmake g++:g++ make:make patch:patch curl:curl /etc/ssl/certs/ca-certificates.crt:ca-certificates \
-    python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux
+    python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux prlimit:util-linux
 }
 
 # The browser the test of the try page drives (puppeteer-core, headless): Debian's chromium.
