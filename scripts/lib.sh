@@ -72,10 +72,11 @@ ensure_system_packages() {
     python3:python3 espeak-ng:espeak-ng sox:sox flock:util-linux prlimit:util-linux
 }
 
-# The browser the test of the try page drives (puppeteer-core, headless): Debian's chromium.
-# Only the test command needs it, so scripts/up.sh does not install it.
-ensure_test_browser() {
-  ensure_debian_packages chromium:chromium
+# What only the test command needs, so scripts/up.sh does not install it: the browser the test of
+# the try page drives (puppeteer-core, headless; Debian's chromium), and GNU time, which measures
+# the media tools' peak memory in the hostile-input tests.
+ensure_test_tools() {
+  ensure_debian_packages chromium:chromium /usr/bin/time:time
 }
 
 ensure_pnpm() {

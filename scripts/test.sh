@@ -11,7 +11,7 @@ export HARK_EVAL_DIR="${HARK_EVAL_DIR:-$HARK_SHARED_DIR/eval/diar}"
 
 prepare_stack hark_test
 ensure_whisper
-ensure_test_browser
+ensure_test_tools
 
 # The compose files as Docker Compose reads them, with no variables set (every profile, and the
 # S3 overlay on top): a typo there fails here rather than on a user's `up`.

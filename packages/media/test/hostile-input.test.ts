@@ -217,11 +217,12 @@ describe('valid audio in a hostile wrapping (real ffmpeg and ffprobe)', () => {
       peaks.push(Number(/peak_kb=(\d+)/.exec(result.stderr)?.[1]));
       return result;
     };
-    const run = existsSync('/usr/bin/time') ? timed : runProcess;
-    const probe = await probeAudio(out('png3.mkv'), { run });
+    // GNU time: scripts/test.sh installs it (Debian's `time`), so the bound below is always measured.
+    expect(existsSync('/usr/bin/time')).toBe(true);
+    const probe = await probeAudio(out('png3.mkv'), { run: timed });
     expect(probe).toMatchObject({ audioCodec: 'flac', channels: 1 });
     expect(probe.durationSeconds).toBeCloseTo(2, 1);
-    const wav = await decodeToWav(out('png3.mkv'), out('png3.wav'), { run });
+    const wav = await decodeToWav(out('png3.mkv'), out('png3.wav'), { run: timed });
     expect(wav.durationSeconds).toBeCloseTo(2, 1);
     console.log(`peak RSS of ffprobe and ffmpeg beside 3 PNG frames of 8192x8192: ${peaks.join(', ')} KB`);
     // Unbounded, each peaked at 650 MB for these 3 frames (1.6 GB for 8).
@@ -229,11 +230,11 @@ describe('valid audio in a hostile wrapping (real ffmpeg and ffprobe)', () => {
     expect(peaks[1]).toBeLessThan(150 * 1024);
   });
 
-  it('averages 12 channels without a layout to mono, which ffmpeg -ac 1 alone refuses', async () => {
+  it('averages 12 channels without a layout to mono (ffmpeg 5.1 refuses -ac 1 alone for them)', async () => {
     const probe = await probeAudio(out('12ch.wav'));
     expect(probe).toMatchObject({ channels: 12, channelLayout: null, durationSeconds: 1 });
-    const refused = await decodeToWav(out('12ch.wav'), out('12ch-plain.wav')).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'audio_invalid' });
+    // ffmpeg 5.1 (Debian 12): "Rematrix is needed between 12 channels and mono"; 7.1 (Debian 13)
+    // mixes them itself. Either way the worker asks for the mean, so both give the same audio.
     const wav = await decodeToWav(out('12ch.wav'), out('12ch-mono.wav'), {
       layoutlessChannels: probe.channels,
     });
