@@ -2,6 +2,7 @@ import { access, constants, open, rm } from 'node:fs/promises';
 import { LIMITS } from '@hark/core';
 import { ffmpegFailure, fileUrl, inputArgs, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
 import { MediaError } from './media-error';
+import { wavLayout } from './wav';
 
 export interface DecodeOptions extends FfmpegCallOptions {
   /**
@@ -121,20 +122,8 @@ export async function readWavDuration(path: string): Promise<number> {
     if (header.toString('ascii', 0, 4) !== 'RIFF' || header.toString('ascii', 8, 12) !== 'WAVE') {
       throw new Error(`${path} is not a RIFF/WAVE file`);
     }
-    let byteRate = 0;
-    for (let at = 12; at + 8 <= header.length; ) {
-      const id = header.toString('ascii', at, at + 4);
-      const chunkSize = header.readUInt32LE(at + 4);
-      if (id === 'fmt ') byteRate = header.readUInt32LE(at + 16);
-      if (id === 'data') {
-        if (byteRate === 0) break;
-        // A writer that could not seek back leaves the size unset (0 or 0xFFFFFFFF): trust the file.
-        const available = size - (at + 8);
-        const dataBytes = chunkSize === 0 || chunkSize > available ? available : chunkSize;
-        return dataBytes / byteRate;
-      }
-      at += 8 + chunkSize + (chunkSize % 2);
-    }
+    const wav = wavLayout(header, size);
+    if (wav && wav.byteRate > 0) return wav.dataBytes / wav.byteRate;
     throw new Error(`${path} has no readable fmt/data chunks`);
   } finally {
     await file.close();

@@ -78,4 +78,5 @@ export {
   type PreparedModel,
   type QuantizeType,
 } from './quantize';
-export { padShortWav, pcmWav, MIN_ENGINE_SAMPLES } from './short-audio';
+export { padShortWav, MIN_ENGINE_SAMPLES } from './short-audio';
+export { pcmWav, wavLayout, type WavLayout } from './wav';

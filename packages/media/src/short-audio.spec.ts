@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWavDuration } from './decode';
-import { MIN_ENGINE_SAMPLES, padShortWav, pcmWav } from './short-audio';
+import { MIN_ENGINE_SAMPLES, padShortWav } from './short-audio';
+import { pcmWav } from './wav';
 
 /** 16 kHz (or `rate`) mono s16le WAV of `samples` samples of value 1000. */
 function wav(samples: number, { rate = 16000 } = {}): Buffer {

@@ -1,5 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pcmWav, wavLayout } from './wav';
 
 /**
  * The shortest audio whisper-cli is given, in 16 kHz samples (50 ms). Below 41 samples its
@@ -38,51 +39,11 @@ export async function padShortWav(wavPath: string, dir: string): Promise<string>
   return padded;
 }
 
-/** The samples of a 16 kHz mono 16-bit PCM WAV, or null for anything else. */
+/** The samples of a 16 kHz mono 16-bit PCM WAV (whole samples), or null for anything else. */
 function pcmData(bytes: Buffer): Buffer | null {
-  if (
-    bytes.length < 12 ||
-    bytes.toString('ascii', 0, 4) !== 'RIFF' ||
-    bytes.toString('ascii', 8, 12) !== 'WAVE'
-  )
-    return null;
-  let plain = false;
-  for (let at = 12; at + 8 <= bytes.length; ) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    if (id === 'fmt ' && at + 24 <= bytes.length) {
-      plain =
-        bytes.readUInt16LE(at + 8) === 1 &&
-        bytes.readUInt16LE(at + 10) === 1 &&
-        bytes.readUInt32LE(at + 12) === SAMPLE_RATE &&
-        bytes.readUInt16LE(at + 22) === 16;
-    }
-    if (id === 'data') {
-      if (!plain) return null;
-      // A size never filled in (0 or 0xFFFFFFFF): the rest of the file.
-      const end = size === 0 || at + 8 + size > bytes.length ? bytes.length : at + 8 + size;
-      const data = bytes.subarray(at + 8, end);
-      return data.subarray(0, data.length - (data.length % BYTES_PER_SAMPLE));
-    }
-    at += 8 + size + (size % 2);
-  }
-  return null;
-}
-
-/** A mono 16-bit PCM WAV of `data` (little-endian samples) with a plain 44-byte header. */
-export function pcmWav(data: Buffer, sampleRate: number = SAMPLE_RATE): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * BYTES_PER_SAMPLE, 28);
-  header.writeUInt16LE(BYTES_PER_SAMPLE, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  const wav = wavLayout(bytes, bytes.length);
+  if (!wav || wav.audioFormat !== 1 || wav.channels !== 1 || wav.sampleRate !== SAMPLE_RATE) return null;
+  if (wav.bitsPerSample !== 16) return null;
+  const dataBytes = wav.dataBytes - (wav.dataBytes % BYTES_PER_SAMPLE);
+  return bytes.subarray(wav.dataOffset, wav.dataOffset + dataBytes);
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@hark/db';
-import { uploadStillRead } from '@hark/transcripts';
+import { UNREAD_UPLOADS } from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 
 export interface UploadSweepDeps extends SweepDeps {
@@ -48,12 +48,11 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
   }
 
   const erased = await deps.db.upload.findMany({
-    where: { erasedAt: { not: null, gt: new Date(now.getTime() - ERASED_RECHECK_MS) } },
+    // Not while a transcript made from it still processes (it reads them): a later sweep.
+    where: { erasedAt: { not: null, gt: new Date(now.getTime() - ERASED_RECHECK_MS) }, ...UNREAD_UPLOADS },
     select: { id: true },
   });
   for (const { id } of erased) {
-    // Kept while a transcript made from it still processes (it reads them); removed on a later sweep.
-    if (await uploadStillRead(deps.db, id)) continue;
     if (!(await deps.blobs.exists(id))) continue;
     await deps.blobs.remove(id);
     result.erasedFilesRemoved++;
