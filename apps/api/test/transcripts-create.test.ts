@@ -52,6 +52,15 @@ describe('POST /v1/transcripts validation', () => {
     [{ url: 'https://e.com/a', glossary: { '': 'x' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: '' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: 'y'.repeat(81) } }, { glossary: 'glossary_invalid' }],
+    // White space only is an empty side; a line break would end a subtitle cue and forge the next.
+    [{ url: 'https://e.com/a', glossary: { ' ': 'x' } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { x: ' \u3000 ' } }, { glossary: 'glossary_invalid' }],
+    [
+      { url: 'https://e.com/a', glossary: { the: 'THE\n\n99\n00:00:00,000 --> 00:00:01,000\nINJECTED' } },
+      { glossary: 'glossary_invalid' },
+    ],
+    [{ url: 'https://e.com/a', glossary: { 'a\tb': 'x' } }, { glossary: 'glossary_invalid' }],
+    [{ url: 'https://e.com/a', glossary: { x: 'y\u0085' } }, { glossary: 'glossary_invalid' }],
     [
       {
         url: 'https://e.com/a',
@@ -198,6 +207,14 @@ describe('POST /v1/transcripts creates', () => {
     const bal = await request(api.app).get('/v1/balance').set(api.auth).expect(200);
     expect(bal.body.data.reserved).toBeGreaterThanOrEqual(0.6);
     expect(await checkAccountInvariants(api.db, api.account.accountId)).toEqual([]);
+  });
+
+  it('glossary sides with inner spaces, punctuation and any script are accepted as given', async () => {
+    const a = await api.newAccount({ toppedUp: true });
+    const glossary = { 'open ai': 'OpenAI', über: 'Über', '?!': '‽', ' x ': 'y z', 東京: 'Tōkyō' };
+    await create({ url: 'https://e.com/x.wav', glossary }, a).expect(201);
+    const row = await api.db.transcript.findFirstOrThrow({ where: { accountId: a.accountId } });
+    expect(row.glossary).toEqual(glossary);
   });
 
   it('JSON, urlencoded and multipart give identical results', async () => {

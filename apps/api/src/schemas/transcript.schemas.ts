@@ -2,7 +2,17 @@ import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
 import { type Static, Type } from '@sinclair/typebox';
 
 /** Request schemas for transcripts. `x-error` is the stable key reported in `fields`. */
-const term = { minLength: 1, maxLength: LIMITS.glossaryMaxTermChars };
+
+/**
+ * A glossary side: 1 to 80 characters, not all white space (an "empty side"), and no control
+ * characters: a line break written into a word would end a subtitle cue and forge the next one.
+ */
+const CONTROL = '\\u0000-\\u001F\\u007F-\\u009F';
+const term = {
+  minLength: 1,
+  maxLength: LIMITS.glossaryMaxTermChars,
+  pattern: `^[^${CONTROL}]*[^\\s${CONTROL}][^${CONTROL}]*$`,
+};
 
 export const SPEAKER_RANGE = '^([1-9]|1[0-9]|20)-([1-9]|1[0-9]|20)$';
 

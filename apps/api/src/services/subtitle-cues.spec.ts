@@ -133,6 +133,47 @@ describe('buildCues', () => {
     ]);
   });
 
+  it('white space inside a word, line breaks included, is one space: a word never ends a cue', () => {
+    const ws: SubtitleWord[] = [
+      { start: 0, end: 1, text: 'THE\n\n99\n00:00:00,000 --> 00:00:01,000\r\nX', speaker: null },
+      { start: 1, end: 2, text: 'end', speaker: null },
+    ];
+    expect(buildCues(ws, OPTS).map((c) => c.lines)).toEqual([['THE 99 00:00:00,000 --> 00:00:01,000 X end']]);
+  });
+
+  it('cues that start at one instant share the time to the next cue: none ends where it starts', () => {
+    // whisper.cpp stacks words at one instant ("That is to" at 9.34-9.34); a one-word line cuts them apart.
+    const ws: SubtitleWord[] = [
+      { start: 9.34, end: 9.34, text: 'That', speaker: null },
+      { start: 9.34, end: 9.34, text: 'is', speaker: null },
+      { start: 9.34, end: 9.34, text: 'to', speaker: null },
+      { start: 9.64, end: 10, text: 'say,', speaker: null },
+      { start: 48.84, end: 48.84, text: 'Well,', speaker: null },
+      { start: 48.84, end: 49.5, text: 'good', speaker: null },
+    ];
+    const cues = buildCues(ws, { maxLineLength: 4, maxLines: 1, maxCueDuration: 1 });
+    expect(cues.map((c) => [c.start, c.end, c.lines.join(' ')])).toEqual([
+      [9.34, 9.44, 'That'],
+      [9.44, 9.54, 'is'],
+      [9.54, 9.64, 'to'],
+      [9.64, 10, 'say,'],
+      [48.84, 49.17, 'Well,'],
+      [49.17, 49.5, 'good'],
+    ]);
+  });
+
+  it('more cues at one instant than it has milliseconds before the next still each last 1 ms, in order', () => {
+    const ws: SubtitleWord[] = ['a', 'b', 'c'].map((text) => ({ start: 1, end: 1, text, speaker: null }));
+    ws.push({ start: 1.001, end: 1.5, text: 'd', speaker: null });
+    const cues = buildCues(ws, { maxLineLength: 1, maxLines: 1, maxCueDuration: 1 });
+    expect(cues.map((c) => [c.start, c.end])).toEqual([
+      [1, 1.001],
+      [1.001, 1.002],
+      [1.002, 1.003],
+      [1.003, 1.5],
+    ]);
+  });
+
   it('a word ending before it starts is treated as zero-length; overlapping words do not overlap cues', () => {
     const ws: SubtitleWord[] = [
       { start: 0, end: 2.05, text: 'first.', speaker: 'A' },

@@ -68,7 +68,8 @@ export function buildCues(words: readonly SubtitleWord[], opts: CueOptions): Cue
   };
 
   for (const raw of words) {
-    const text = raw.text.trim();
+    // A line break inside a word would end the cue in SRT and WebVTT (and forge the next).
+    const text = raw.text.replace(/\s+/gu, ' ').trim();
     if (text === '') continue;
     const w: Word = {
       start: raw.start,
@@ -95,17 +96,11 @@ export function buildCues(words: readonly SubtitleWord[], opts: CueOptions): Cue
   }
   if (cue.length > 0) cues.push(cue);
 
+  const times = cueTimes(cues);
   return cues.map((ws, i) => {
     const first = ws[0] as Word;
-    const next = cues[i + 1]?.[0];
-    let end = Math.max(...ws.map((w) => w.end));
-    if (end <= first.start)
-      end = Math.min(first.start + MIN_CUE_SECONDS, Math.max(next?.start ?? Infinity, first.start));
-    // Words may overlap by a few milliseconds; overlapping cues would stack on screen.
-    if (next && end > next.start && next.start > first.start) end = next.start;
     return {
-      start: first.start,
-      end,
+      ...(times[i] as { start: number; end: number }),
       speaker: first.speaker,
       lines: layoutLines(
         ws.map((w) => w.text),
@@ -115,6 +110,58 @@ export function buildCues(words: readonly SubtitleWord[], opts: CueOptions): Cue
       ),
     };
   });
+}
+
+/** Shortest time a cue is shown when cues crowd one instant (the times are written in ms). */
+const MIN_STEP_SECONDS = 0.001;
+
+/**
+ * Each cue's start and end: from its words, never into the next cue, never empty. A cue of
+ * zero-length words is shown `MIN_CUE_SECONDS` unless the next cue starts first; cues that start
+ * at one instant (zero-length words stacked there and cut apart by a limit) share the time up to
+ * the next cue in turn, since a player drops a cue that ends where it starts.
+ */
+function cueTimes(cues: readonly Word[][]): { start: number; end: number }[] {
+  const times = cues.map((ws, i) => {
+    const start = (ws[0] as Word).start;
+    const next = cues[i + 1]?.[0];
+    let end = Math.max(...ws.map((w) => w.end));
+    if (end <= start) end = Math.min(start + MIN_CUE_SECONDS, Math.max(next?.start ?? Infinity, start));
+    // Words may overlap by a few milliseconds; overlapping cues would stack on screen.
+    if (next && end > next.start && next.start > start) end = next.start;
+    return { start, end };
+  });
+  for (let i = 0; i < times.length; ) {
+    const start = (times[i] as { start: number }).start;
+    let j = i + 1;
+    while (j < times.length && (times[j] as { start: number }).start - start <= EPSILON) j++;
+    if (j - i > 1) {
+      const bound = times[j]?.start ?? Infinity;
+      let end = Math.min(bound, Math.max(...times.slice(i, j).map((t) => t.end)));
+      if (end - start <= EPSILON) end = Math.min(start + MIN_CUE_SECONDS, bound);
+      const step = Math.max(MIN_STEP_SECONDS, (end - start) / (j - i));
+      for (let k = i; k < j; k++) {
+        const t = times[k] as { start: number; end: number };
+        t.start = roundMs(start + (k - i) * step);
+        t.end =
+          k === j - 1
+            ? Math.max(end, roundMs(start + (k - i + 1) * step))
+            : roundMs(start + (k - i + 1) * step);
+      }
+    }
+    i = j;
+  }
+  // Only where more cues share an instant than it has milliseconds before the next: keep order.
+  for (let i = 1; i < times.length; i++) {
+    const t = times[i] as { start: number; end: number };
+    t.start = Math.max(t.start, (times[i - 1] as { end: number }).end);
+    t.end = Math.max(t.end, t.start + MIN_STEP_SECONDS);
+  }
+  return times;
+}
+
+function roundMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
 }
 
 /** Index of the last word to keep in a cue that must be cut: after a sentence end, else a clause mark in the second half. */
