@@ -85,13 +85,16 @@ def fit(margin):
 
 CANDIDATES = {
     "today": {"model": "f16", "args": lambda s: [], "bin": "upstream"},
-    "hark": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640), "env": {"WHISPER_DECODE_THREADS": "1"}},
-    # What the worker runs for transcripts with speakers (WHISPER_WORD_TIMESTAMPS=auto): DTW word
-    # timestamps, beside flash attention (scripts/whisper-patches/0004); -nfa is upstream's way.
-    "hark-dtw": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base"], "env": {"WHISPER_DECODE_THREADS": "1"}},
+    # What the worker runs (WHISPER_WORD_TIMESTAMPS=dtw, the default since 2026-11-26): words timed by
+    # DTW, beside flash attention (scripts/whisper-patches/0004). Earlier runs in README.md called
+    # this "hark-dtw" and the token-timed one "hark".
+    "hark": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base"], "env": {"WHISPER_DECODE_THREADS": "1"}},
+    # Words timed by timestamp tokens (WHISPER_WORD_TIMESTAMPS=tokens, or auto without speakers).
+    "hark-tokens": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640), "env": {"WHISPER_DECODE_THREADS": "1"}},
+    # Upstream's DTW (-nfa: flash attention off).
     "hark-dtw-nfa": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base", "-nfa"], "env": {"WHISPER_DECODE_THREADS": "1"}},
     # WHISPER_VAD=on: only the speech Silero VAD finds is decoded (times mapped back: whisper-patches/0005).
-    "hark-vad": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + VAD_ARGS, "env": {"WHISPER_DECODE_THREADS": "1"}},
+    "hark-vad": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640) + ["-dtw", "base"] + VAD_ARGS, "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-dt2": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(640)},
     "hark-fit384": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"] + fit(384), "env": {"WHISPER_DECODE_THREADS": "1"}},
     "hark-nofit": {"model": "q8_0", "args": lambda s: ["-bs", "1", "-bo", "5", "-sns"], "env": {"WHISPER_DECODE_THREADS": "1"}},

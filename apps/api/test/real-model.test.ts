@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { testAudio, testEngine } from '@hark/testing';
 import { stackTest } from '@hark/testing/jest';
@@ -90,6 +91,46 @@ describe('the real base model through the API', () => {
     expect(what.end).toBeGreaterThan(5.35);
     expect(what.end).toBeLessThan(5.8);
     expect(new Set(words.map((w) => w.speaker))).toEqual(new Set(['A']));
+  });
+
+  it('a plain transcript after 6 s of silence: words start where the speech does (DTW by default)', async () => {
+    // Token timestamps spread the first window's words over its silent lead-in: with them "And"
+    // started at 0.0 s here, so subtitles ran seconds ahead of the speech. jfk.wav's first word
+    // starts at about 0.3 s of its own.
+    const dir = await mkdtemp(path.join(tmpdir(), 'hark-lead-in-'));
+    const file = path.join(dir, 'lead-in.wav');
+    const jfk = await readFile(testAudio.jfkWav); // 16 kHz mono 16-bit PCM
+    const at = jfk.indexOf('data', 12, 'ascii');
+    const samples = jfk.subarray(at + 8, at + 8 + jfk.readUInt32LE(at + 4));
+    const data = Buffer.concat([Buffer.alloc(6 * 16_000 * 2), samples]);
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'ascii');
+    header.writeUInt32LE(36 + data.length, 4);
+    header.write('WAVEfmt ', 8, 'ascii');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(16_000, 24);
+    header.writeUInt32LE(32_000, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'ascii');
+    header.writeUInt32LE(data.length, 40);
+    await writeFile(file, Buffer.concat([header, data]));
+    const t = await transcribe(file);
+    await rm(dir, { recursive: true, force: true });
+    expect(t).toMatchObject({ status: 'done', language: 'en', durationSeconds: 17 });
+    const words = t.words as Word[];
+    expectCleanWords(words, 17);
+    // DTW times where a word ends; one after a pause starts at most twice the median word length
+    // before that (as OpenAI's and faster-whisper's do): "And" (spoken from about 6.3 s) at 5.86 s.
+    expect(words[0]!.start).toBeGreaterThan(5.7);
+    expect(words[0]!.end).toBeGreaterThan(6.3);
+    expect(words[0]!.end).toBeLessThan(6.8);
+    // "not": 3.95-4.25 s of jfk.wav, so 9.95-10.25 s here.
+    const not = words.find((w) => plain(w.text) === 'not')!;
+    expect(not.end).toBeGreaterThan(10.1);
+    expect(not.end).toBeLessThan(10.5);
   });
 
   it('a real meeting with speakers: no word is left where the timeline hears nobody (speech gate)', async () => {

@@ -74,8 +74,9 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...base, WHISPER_BEAM_SIZE: '0' })).toThrow(/WHISPER_BEAM_SIZE/);
   });
 
-  it('times words by DTW for transcripts with speakers by default (auto); dtw or tokens on request', () => {
-    expect(loadWorkerConfig(base).whisper.wordTimestamps).toBe('auto');
+  it('times words by DTW by default; auto (DTW with speakers only) or tokens on request', () => {
+    expect(loadWorkerConfig(base).whisper.wordTimestamps).toBe('dtw');
+    expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'auto' }).whisper.wordTimestamps).toBe('auto');
     expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'dtw' }).whisper.wordTimestamps).toBe('dtw');
     expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'tokens' }).whisper.wordTimestamps).toBe(
       'tokens',

@@ -56,9 +56,11 @@ export interface WhisperConfig {
    */
   decoding: TaskDecoding;
   /**
-   * `WHISPER_WORD_TIMESTAMPS`: how words are timed. `auto` (default): DTW for transcripts with
-   * speakers, whose labels go by each word's time, token timestamps otherwise (DTW adds a decoder
-   * pass per 30 s window); `dtw`: always; `tokens`: never. See bench/der/README.md "Word labels".
+   * `WHISPER_WORD_TIMESTAMPS`: how words are timed. `dtw` (default): by DTW on every transcript
+   * (token timestamps spread a window's words over its silences: after a silent lead-in they ran
+   * seconds ahead of the speech); `auto`: DTW only for transcripts with speakers, whose labels go
+   * by each word's time, saving the decoder pass per 30 s window DTW adds on the others;
+   * `tokens`: never. See bench/engine/README.md "DTW word timestamps".
    */
   wordTimestamps: WordTimestampPolicy;
   /** The model's `-dtw` preset, read from its header at start (main.ts); null: none, tokens only. */
@@ -73,7 +75,7 @@ export interface WhisperConfig {
   vad: VadOptions | null;
 }
 
-/** `auto`, or one of the engine's word timings always. */
+/** `auto` (DTW with speakers only), or one of the engine's word timings always. */
 export const WORD_TIMESTAMP_POLICIES = ['auto', ...WORD_TIMESTAMPS] as const;
 export type WordTimestampPolicy = (typeof WORD_TIMESTAMP_POLICIES)[number];
 
@@ -206,7 +208,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       quantizeBin: str(env, 'WHISPER_QUANTIZE_BIN', path.join(path.dirname(binaryPath), 'whisper-quantize')),
       modelCacheDir: path.resolve(str(env, 'HARK_MODEL_CACHE_DIR', path.join(tmpDir, 'models'))),
       decoding: taskDecoding(env),
-      wordTimestamps: oneOf(env, 'WHISPER_WORD_TIMESTAMPS', WORD_TIMESTAMP_POLICIES, 'auto'),
+      wordTimestamps: oneOf(env, 'WHISPER_WORD_TIMESTAMPS', WORD_TIMESTAMP_POLICIES, 'dtw'),
       vad: vadOptions(env),
     },
     diarizer: {

@@ -31,7 +31,7 @@ export interface PipelineDeps {
   engine: Engine;
   diarizer: SpeakerDiarizer;
   maxAudioSeconds: number;
-  /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `auto`. */
+  /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `dtw`. */
   wordTimestamps?: WordTimestampPolicy;
   /** HARK_SPEECH_GATE: drop the words the diarization timeline does not come near (`buildContent`). Default off. */
   speechGate?: boolean;
@@ -113,7 +113,7 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       timedEngine(deps, audioSeconds, () =>
         deps.engine.transcribe({
           ...input.engineOptions,
-          wordTimestamps: wordTiming(deps.wordTimestamps ?? 'auto', speakers !== null),
+          wordTimestamps: wordTiming(deps.wordTimestamps ?? 'dtw', speakers !== null),
           wavPath,
           language: input.requestedLanguage,
           signal: s,
@@ -152,9 +152,10 @@ export function withinAudio<W extends { start: number; end: number }>(
 }
 
 /**
- * How the engine times this job's words: `auto` asks for DTW word timestamps when speakers are
+ * How the engine times this job's words: `dtw` always by DTW; `auto` by DTW when speakers are
  * labelled (a word takes the speaker whose turns cover its time, and token timestamps spread a
- * window's words over its silences), token timestamps otherwise, which cost no extra decoder pass.
+ * window's words over its silences), by token timestamps otherwise, which cost no extra decoder
+ * pass; `tokens` never by DTW.
  */
 export function wordTiming(policy: WordTimestampPolicy, withSpeakers: boolean): WordTimestamps {
   if (policy === 'auto') return withSpeakers ? 'dtw' : 'tokens';
