@@ -76,7 +76,9 @@ describe('loadWorkerConfig', () => {
 
   it('times words by DTW by default; auto (DTW with speakers only) or tokens on request', () => {
     expect(loadWorkerConfig(base).whisper.wordTimestamps).toBe('dtw');
-    expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'auto' }).whisper.wordTimestamps).toBe('auto');
+    expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'auto' }).whisper.wordTimestamps).toBe(
+      'auto',
+    );
     expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'dtw' }).whisper.wordTimestamps).toBe('dtw');
     expect(loadWorkerConfig({ ...base, WHISPER_WORD_TIMESTAMPS: 'tokens' }).whisper.wordTimestamps).toBe(
       'tokens',
