@@ -248,7 +248,13 @@ export class TranscriptService {
     await feedAccountNow(this.db, accountId, this.cfg.queuedPerAccount)
       .then((ids) => this.queue.enqueue(ids))
       .catch(() => undefined);
-    return this.get(accountId, id);
+    // The transcript as the cancel left it: no longer processing, it may be deleted (or expire)
+    // by now, and the caller must still learn that the cancel took effect. It has no content.
+    const t = await this.db.transcript.findUniqueOrThrow({
+      where: { id },
+      select: { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true },
+    });
+    return transcriptView(t, null);
   }
 
   /** Erases content and stored audio in one transaction; the row stays for usage records. */
@@ -289,10 +295,15 @@ async function usableUpload(
   uploadId: string,
   reuse: boolean,
 ) {
-  const upload = await tx.upload.findFirst({
-    where: { id: uploadId, accountId, erasedAt: null },
-    select: { id: true, receivedBytes: true, expectedBytes: true, sha256: true },
-  });
+  // Locked until the create commits: a deletion erasing the upload waits for it and then sees
+  // its transcript among the upload's readers (the bytes stay), or erased it first (404 here).
+  const rows = await tx.$queryRaw<
+    { id: string; receivedBytes: bigint; expectedBytes: bigint | null; sha256: string | null }[]
+  >`
+    SELECT id, received_bytes AS "receivedBytes", expected_bytes AS "expectedBytes", sha256
+    FROM uploads WHERE id = ${uploadId} AND account_id = ${accountId} AND erased_at IS NULL
+    FOR NO KEY UPDATE`;
+  const upload = rows[0];
   if (!upload) throw new HarkError('upload_not_found');
   if (upload.receivedBytes === 0n) throw HarkError.validation({ uploadId: 'upload_empty' });
   if (upload.expectedBytes !== null && upload.expectedBytes !== upload.receivedBytes) {
