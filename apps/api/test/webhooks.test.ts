@@ -20,7 +20,7 @@ import { authenticate } from '../src/middleware/auth';
 import { errorHandler } from '../src/middleware/errors';
 import { requestContext } from '../src/middleware/request-context';
 import { webhookRoutes } from '../src/routes/webhook.routes';
-import { WebhookReplayQueue } from '../src/services/webhook-delivery-replay';
+import { REPLAYS_IN_FLIGHT_PER_ACCOUNT, WebhookReplayQueue } from '../src/services/webhook-delivery-replay';
 import { WebhookDeliveryService } from '../src/services/webhook-delivery.service';
 import { apiTest, envelope } from './helpers';
 
@@ -46,8 +46,9 @@ let workerRedis: Redis;
 let webhooks: WebhookProducer;
 let webhookQueue: CatalogQueue<'webhook'>;
 let rx: Receiver;
-/** What the receiver answers next. */
+/** What the receiver answers next, and after how long. */
 let status = 200;
+let delayMs = 0;
 
 beforeAll(async () => {
   workerRedis = workerConnection(api.deps.config.redisUrl);
@@ -66,7 +67,7 @@ beforeAll(async () => {
   });
   webhooks = webhookProducer(catalogQueue('webhook', workerRedis, api.deps.config.redisPrefix));
   webhookQueue = webhooks.queue;
-  rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope' }));
+  rx = await startReceiver(() => ({ status, body: status === 200 ? 'ok' : 'nope', delayMs }));
 });
 teardownFirst(api, async () => {
   await dispatcher.close(0);
@@ -76,6 +77,7 @@ teardownFirst(api, async () => {
 });
 beforeEach(() => {
   status = 200;
+  delayMs = 0;
 });
 
 const create = (body: Record<string, unknown> = { webhookUrl: rx.url }, a: TestAccount = api.account) =>
@@ -240,23 +242,72 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     }
   });
 
-  it('no dispatcher answering in time: 500 internal (retryable), and the waiting job is taken back', async () => {
-    // Same database, a Redis prefix no dispatcher listens on, a short wait.
-    const prefix = `hark-test-${randomBytes(4).toString('hex')}`;
+  /** The replay route on the test's Redis prefix, waiting `timeoutMs` for the dispatcher. */
+  function replayApp(prefix: string, timeoutMs: number) {
     const deps = { ...api.deps, config: { ...api.deps.config, redisPrefix: prefix } };
     const pass: RequestHandler = (_req, _res, next) => next();
     const app = express();
-    app
+    return app
       .use(requestContext(app, pino({ level: 'silent' }), () => undefined))
       .use(authenticate(deps, async () => undefined))
       .use(
         '/v1',
         webhookRoutes(
-          new WebhookDeliveryService(deps.db, new WebhookReplayQueue(deps.redis, prefix, 300)),
+          new WebhookDeliveryService(deps.db, new WebhookReplayQueue(deps.redis, prefix, timeoutMs)),
           () => pass,
         ),
       )
       .use(errorHandler);
+  }
+
+  it('a send that outlasts the wait is waited for: 201 with its record, never a 500 that invites a second send', async () => {
+    // The wait used to end in 500 internal (retryable) while the dispatcher was still sending:
+    // the notice went out and was recorded, and a caller who retried sent it again.
+    const app = replayApp(api.deps.config.redisPrefix, 300);
+    const id = await create();
+    await finish(id, 'done', false);
+    delayMs = 1000;
+    const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(api.auth);
+    expect([res.status, res.body.data?.manual, res.body.data?.statusCode]).toEqual([201, true, 200]);
+    expect((await history(id)).map((d) => d.id)).toEqual([res.body.data.id]);
+  });
+
+  it(`at most ${REPLAYS_IN_FLIGHT_PER_ACCOUNT} replays of an account in flight: more are 429 rate_limited; other accounts are not held`, async () => {
+    const id = await create();
+    await finish(id, 'done', false);
+    const other = await api.newAccount({ toppedUp: true, credits: 100 });
+    const theirs = await create({ webhookUrl: rx.url }, other);
+    await finish(theirs, 'done', false);
+    delayMs = 1500;
+    const flood = Array.from({ length: REPLAYS_IN_FLIGHT_PER_ACCOUNT + 2 }, () => replay(id).then((r) => r));
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await replay(id);
+    expect([refused.status, refused.body.error?.code, refused.headers['retry-after']]).toEqual([
+      429,
+      'rate_limited',
+      '10',
+    ]);
+    expect(refused.body.error.retryable).toBe(true);
+    const started = Date.now();
+    const mine = await replay(theirs, other).expect(201);
+    expect(mine.body.data.manual).toBe(true);
+    const statuses = (await Promise.all(flood)).map((r) => r.status).sort();
+    expect(statuses).toEqual([
+      ...Array<number>(REPLAYS_IN_FLIGHT_PER_ACCOUNT).fill(201),
+      ...Array<number>(2).fill(429),
+    ]);
+    // The other account's replay waited for its own receiver only (1.5 s), not for the flood.
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The slots are given back: the account replays again.
+    delayMs = 0;
+    await replay(id).expect(201);
+    expect(await history(id)).toHaveLength(REPLAYS_IN_FLIGHT_PER_ACCOUNT + 1);
+  });
+
+  it('no dispatcher answering in time: 500 internal (retryable), and the waiting job is taken back', async () => {
+    // Same database, a Redis prefix no dispatcher listens on, a short wait.
+    const prefix = `hark-test-${randomBytes(4).toString('hex')}`;
+    const app = replayApp(prefix, 300);
     const id = await create();
     await finish(id, 'done', false);
     const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(api.auth).expect(500);

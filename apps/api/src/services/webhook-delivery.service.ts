@@ -32,7 +32,7 @@ export class WebhookDeliveryService {
   async replay(accountId: string, transcriptId: string): Promise<DeliveryRecord> {
     const t = await this.find(accountId, transcriptId);
     if (!t.webhookUrl || (t.status !== 'done' && t.status !== 'failed')) throw new HarkError('no_webhook');
-    const result = await this.replays.run(transcriptId);
+    const result = await this.replays.run(accountId, transcriptId);
     // The dispatcher re-reads the row: it may have been deleted in between.
     if (result.status === 'skipped')
       throw new HarkError(result.reason === 'gone' ? 'not_found' : 'no_webhook');
