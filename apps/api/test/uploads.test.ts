@@ -208,6 +208,75 @@ describe('uploads', () => {
     }
   });
 
+  const lockHeld = async (id: string) =>
+    (await api.redis.exists(`${api.deps.config.redisPrefix}:upload-lock:${id}`)) === 1;
+
+  it('a status read during a chunk waits for it: a client that lost the response resumes at the right byte', async () => {
+    // GET answered the length before the chunk still being written; a client that had lost that
+    // chunk's response resent it from there, and the server appended it after the first copy:
+    // receivedBytes reached expectedBytes with a range stored twice (the audio's words repeated).
+    const id = await newUpload('?expectedBytes=3000');
+    await putChunk(id, Buffer.alloc(1000, 'a')).expect(200);
+    const inFlight = rawPut(id, { 'Content-Length': 1000 });
+    inFlight.req.write(Buffer.alloc(500, 'b'));
+    await waitFor(() => lockHeld(id), { message: 'the chunk holds the lock' });
+    const status = request(api.app)
+      .get(`/v1/uploads/${id}`)
+      .set(api.auth)
+      .then((r) => r);
+    await new Promise((r) => setTimeout(r, 200));
+    inFlight.req.end(Buffer.alloc(500, 'b'));
+    expect((await inFlight.response).status).toBe(200);
+    const read = await status;
+    expect([read.status, read.body.data.receivedBytes]).toEqual([200, 2000]);
+    await putChunk(id, Buffer.alloc(1000, 'c')).expect(200);
+    const content = await readFile(storedFile(id));
+    expect(
+      content.equals(
+        Buffer.concat([Buffer.alloc(1000, 'a'), Buffer.alloc(1000, 'b'), Buffer.alloc(1000, 'c')]),
+      ),
+    ).toBe(true);
+  });
+
+  it('a writer whose client goes silent is dropped: the lock is free within the lock TTL, nothing stored', async () => {
+    // The lock used to be extended for as long as the request lived (Node's 300 s request
+    // time-out) though no byte arrived: a network drop without FIN or RST blocked the upload
+    // for 5 minutes. Here the TTL is 2 s, so the writer goes after 1.33 s without a byte.
+    const id = await newUpload();
+    await putChunk(id, Buffer.from('start:')).expect(200);
+    const silent = rawPut(id, { 'Content-Length': 2 * MiB });
+    silent.response.catch(() => undefined);
+    silent.req.write(Buffer.alloc(MiB, 'z'));
+    await waitFor(() => lockHeld(id), { message: 'the silent writer holds the lock' });
+    const since = Date.now();
+    await waitFor(async () => !(await lockHeld(id)), { timeout: 5000, message: 'lock released' });
+    expect(Date.now() - since).toBeLessThan(2000);
+    await putChunk(id, Buffer.from('end')).expect(200);
+    expect((await readFile(storedFile(id))).toString()).toBe('start:end');
+    silent.req.destroy();
+  });
+
+  it('a chunk still streaming when a transcript is made of the upload is refused and cut; the transcript keeps its length', async () => {
+    // It used to be appended: 200 for bytes no transcript reads (the transcript had taken the
+    // shorter length), and a row saying more than the audio transcribed.
+    const id = await newUpload();
+    await putChunk(id, Buffer.alloc(1000, 'a')).expect(200);
+    const streaming = rawPut(id, { 'Content-Length': 1000 });
+    streaming.req.write(Buffer.alloc(500, 'b'));
+    await waitFor(() => lockHeld(id), { message: 'the chunk holds the lock' });
+    await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId: id }).expect(201);
+    streaming.req.end(Buffer.alloc(500, 'b'));
+    const late = await streaming.response;
+    expect([late.status, JSON.parse(late.body).error.code, JSON.parse(late.body).error.retryable]).toEqual([
+      409,
+      'upload_busy',
+      false,
+    ]);
+    const row = await api.db.upload.findUniqueOrThrow({ where: { id } });
+    expect(row.receivedBytes).toBe(1000n);
+    expect((await readFile(storedFile(id))).equals(Buffer.alloc(1000, 'a'))).toBe(true);
+  });
+
   it('a client that drops mid-chunk leaves the upload consistent and resumable', async () => {
     const id = await newUpload();
     await putChunk(id, Buffer.from('start:')).expect(200);

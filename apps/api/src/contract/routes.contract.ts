@@ -377,13 +377,14 @@ export const ROUTES = [
     path: '/v1/uploads/{id}',
     operationId: 'getUpload',
     summary: 'Get an upload',
-    description: '`receivedBytes` is where to resume an interrupted upload.',
+    description:
+      "`receivedBytes` is where to resume an interrupted upload. While a chunk is being written the answer waits for it (up to 10 s; then 409 `upload_busy`, retryable), so that a client that lost a chunk's response never resumes before it.",
     tag: 'Uploads',
     auth: 'key',
     pathId: UPLOAD_ID,
     responses: { 200: { description: 'The upload.', data: 'Upload', headers: NO_STORE } },
     errorShape: 'hark',
-    errors: { 404: ['upload_not_found'] },
+    errors: { 404: ['upload_not_found'], 409: ['upload_busy'] },
     errorHeaders: NO_STORE,
   },
   {

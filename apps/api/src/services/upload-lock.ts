@@ -56,9 +56,9 @@ export interface HeldUploadLock {
 
 /**
  * One writer per upload across all API replicas, and the account's in-flight bytes for the
- * upload quota. The lock lives `ttlMs` and is extended while bytes keep arriving, so a holder
- * that died (process killed, connection dropped without cleanup) frees it within `ttlMs`; its
- * reservation expires with it. Taking the lock, reserving and reading the other reservations
+ * upload quota. The lock lives `ttlMs` and is extended while its holder runs, so a holder that
+ * died (process killed) frees it within `ttlMs`; its reservation expires with it. A holder whose
+ * client stops sending is dropped by the upload service after `idleMs` (two thirds of `ttlMs`). Taking the lock, reserving and reading the other reservations
  * is one script run: the quota costs no round trip of its own.
  */
 export class UploadLock {
@@ -67,6 +67,26 @@ export class UploadLock {
     private readonly prefix: string,
     private readonly ttlMs = 30_000,
   ) {}
+
+  /** How long a writer may go without receiving a byte before it is dropped (within the TTL). */
+  get idleMs(): number {
+    return Math.floor((this.ttlMs * 2) / 3);
+  }
+
+  /**
+   * Waits up to `waitMs` for the upload's writer (if any) to finish: true once none holds it.
+   * A status read during a write would report the length before the chunk, and a client that
+   * resumed from it after losing the chunk's response would send those bytes twice.
+   */
+  async waitUntilFree(uploadId: string, waitMs: number): Promise<boolean> {
+    const key = `${this.prefix}:upload-lock:${uploadId}`;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if ((await this.redis.exists(key)) === 0) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 
   /**
    * Locks `uploadId` and reserves `reserveBytes` (at least what this write can add to the

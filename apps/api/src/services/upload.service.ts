@@ -49,6 +49,9 @@ function requestTooLarge(): HarkError {
  * An append after a worker fetched the upload from the S3 store (which completes its multipart
  * upload): the bytes are fixed now. Not worth repeating, unlike a chunk in progress.
  */
+/** How long a status read waits for a chunk being written (see `get`). */
+const STATUS_WAIT_MS = 10_000;
+
 function sealed(): HarkError {
   return new HarkError(
     'upload_busy',
@@ -212,7 +215,15 @@ export class UploadService {
     }
   }
 
+  /**
+   * The upload as stored. While a chunk is being written this waits for it (up to
+   * `STATUS_WAIT_MS`, then 409 `upload_busy`, retryable): `receivedBytes` is where to resume, and
+   * the length before an in-flight chunk would have a client that lost that chunk's response
+   * send its bytes again, stored twice after it.
+   */
   async get(accountId: string, id: string): Promise<UploadView> {
+    await this.find(accountId, id);
+    if (!(await this.lock.waitUntilFree(id, STATUS_WAIT_MS))) throw new HarkError('upload_busy');
     return uploadView(await this.find(accountId, id));
   }
 
@@ -264,11 +275,17 @@ export class UploadService {
       if (quota.bytes <= 0 || (declaredLength !== null && declaredLength > quota.bytes)) throw quota.refuse();
       const limit = Math.min(LIMITS.maxChunkBytes, room);
       const hash = await this.hashing.start(row.hash_state);
+      // A client that stops sending (a connection gone without FIN or RST) is dropped after
+      // `idleMs` without a byte, so its lock is free within the 30 s decisions allow.
+      const idle = setTimeout(() => body.destroy(), this.lock.idleMs);
       try {
         const appended = await this.blobs
           .appendAt(id, { offset, uploadId: row.multipart_upload_id }, body, {
             maxBytes: Math.min(limit, quota.bytes),
-            onData: (c) => hash.update(c),
+            onData: (c) => {
+              idle.refresh();
+              return hash.update(c);
+            },
             tooLarge: () =>
               quota.bytes < limit
                 ? quota.refuse()
@@ -286,18 +303,24 @@ export class UploadService {
             if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);
             throw e instanceof BlobSealedError ? sealed() : e;
           });
+        clearTimeout(idle);
         const written = appended.bytes;
         if (written === 0) throw new HarkError('chunk_empty');
         try {
+          // Not once a transcript was made of the upload while this chunk streamed: it reads the
+          // length it found (its create locked the row), so these bytes are refused and cut.
           const n = await this.db.upload.updateMany({
-            where: { id, receivedBytes: current.receivedBytes },
+            where: { id, receivedBytes: current.receivedBytes, usedAt: null },
             data: {
               receivedBytes: BigInt(offset + written),
               multipartUploadId: appended.uploadId,
               hashState: Buffer.from(await hash.save()),
             },
           });
-          if (n.count !== 1) throw new Error('upload moved under its lock');
+          if (n.count !== 1) {
+            const used = await this.db.upload.count({ where: { id, usedAt: { not: null } } });
+            throw used > 0 ? sealed() : new Error('upload moved under its lock');
+          }
         } catch (e) {
           // The error may come after Postgres committed (a connection lost on COMMIT): drop the
           // bytes only when the row certainly still records `offset`. Whatever stays past the
@@ -308,6 +331,7 @@ export class UploadService {
         }
         return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
       } finally {
+        clearTimeout(idle);
         hash.end();
       }
     } finally {
