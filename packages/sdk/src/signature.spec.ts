@@ -50,6 +50,19 @@ describe('verifySignature', () => {
     expect(verifySignature(body, signPayload(body, signingSecretFromApiKey(apiKey)), apiKey)).toBe(true);
   });
 
+  it('fails closed on a tolerance or a clock that is not a number (an unset variable, an invalid Date)', () => {
+    // A year-old notice used to pass: NaN made the freshness check false, so it checked nothing.
+    const old = signed(body, t - 365 * 86_400);
+    for (const options of [
+      { ...at(t), toleranceSeconds: Number.NaN },
+      { ...at(t), toleranceSeconds: Number(process.env.HARK_UNSET_TOLERANCE) },
+      { now: new Date('not a date') },
+    ]) {
+      expect(verifySignature(body, old, apiKey, options)).toBe(false);
+      expect(verifySignature(body, signed(body), apiKey, options)).toBe(false);
+    }
+  });
+
   it('accepts any matching v1 among several (key rotation) and ignores unknown schemes', () => {
     const good = signed(body).split(',')[1]!;
     const other = signed(body, t, 'tk_other').split(',')[1]!;

@@ -74,7 +74,10 @@ export function verifySignature(
   if (typeof header !== 'string') return false; // absent, or sent twice
   const parsed = parseSignatureHeader(header);
   if (parsed === null) return false;
-  if (Math.abs(Math.floor(now.getTime() / 1000) - parsed.t) > toleranceSeconds) return false;
+  // Written so that it fails closed: a tolerance or a clock that is not a number (NaN from an
+  // unset environment variable, an invalid Date) refuses every notice instead of none.
+  const skew = Math.abs(Math.floor(now.getTime() / 1000) - parsed.t);
+  if (!(skew <= toleranceSeconds)) return false;
 
   // The key is the hex string itself as UTF-8 bytes, as the service signs.
   const secret = createHash('sha256').update(apiKey, 'utf8').digest('hex');

@@ -155,6 +155,14 @@ describe('redactPreview', () => {
       ['form', 'authorization=Bearer%20xxx&b=1', `authorization=${R}&b=1`],
       ['prose', 'rejected Bearer xxx because', `rejected Bearer ${R} because`],
       ['prose, basic', 'tried Basic dXNlcjpwYXNzd29yZA== first', `tried Basic ${R} first`],
+      // Auth schemes are case-insensitive: lower case used to keep user:password123.
+      [
+        'prose, basic in lower case',
+        'upstream said: 401 for credentials basic dXNlcjpwYXNzd29yZDEyMw==',
+        `upstream said: 401 for credentials basic ${R}`,
+      ],
+      ['prose, BASIC', 'BASIC dXNlcjpwYXNz', `BASIC ${R}`],
+      ['a session cookie by name', 'session=s%3Aabc123XYZ456.def; theme=dark', `session=${R}; theme=dark`],
       ['form, scheme and token', 'Authorization=Bearer abc.def&b=1', `Authorization=${R}&b=1`],
       ['form, lower case and spaces', 'authorization = bearer  abc.def&b=1', `authorization = ${R}&b=1`],
       ['form, end of body', 'x=1&Authorization=Bearer abc', `x=1&Authorization=${R}`],

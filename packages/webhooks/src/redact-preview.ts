@@ -9,7 +9,7 @@ const INPUT_MAX_CHARS = 8192;
 
 // Key names whose values are credentials, in JSON, form, query, header or YAML-ish text. Matched
 // anywhere inside the name (`client_secret`, `x-api-key`, `refresh_token`), case-insensitively.
-const SECRET_WORDS = String.raw`pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization|cookie|session[_-]?id`;
+const SECRET_WORDS = String.raw`pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization|cookie|session`;
 // `pass` and `auth` are too short to match inside a name (passenger, author), so they count only
 // as a whole segment of it (`pass`, `user_pass`, `x-auth`, `basic_auth`).
 const SHORT_WORDS = String.raw`(?:[\w.-]*?[_.-])?(?:pass|auth)(?![A-Za-z0-9])[\w.-]*`;
@@ -56,7 +56,8 @@ const RULES: Rule[] = [
   // Authorization schemes outside a header line ("... with Bearer abc"). Not "Token": as a plain
   // word it is too common in error messages ("invalid token"); long tokens fall to rules below.
   [/\b(Bearer)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
-  [/\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/g, `Basic ${REDACTED}`],
+  // Schemes are case-insensitive (RFC 9110): `basic dXNlcjpwYXNz` too.
+  [/\b(Basic)\s+[A-Za-z0-9+/]{8,}={0,2}/gi, `$1 ${REDACTED}`],
   // Hark API keys (also a cut-off one) and well-known vendor key shapes.
   [/tk_[A-Za-z0-9_-]{4,}/g, REDACTED],
   [
