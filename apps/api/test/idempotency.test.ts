@@ -28,6 +28,26 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     expect(await api.db.ledgerEntry.count({ where: { accountId: a.accountId, kind: 'reserve' } })).toBe(1);
   });
 
+  it('same key + bodies that parse to the same fields (language case, speakers forms) replay', async () => {
+    // "en" and "EN" are one language, `speakers: false` and no speakers the same: the
+    // key compares parsed fields, not the raw ones (these used to be 409 idempotency_conflict).
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
+    const first = await createWithKey(a, 'same-1', { url: 'https://e.com/a.wav', language: 'en' }).expect(
+      201,
+    );
+    const upper = await createWithKey(a, 'same-1', { url: 'https://e.com/a.wav', language: 'EN' }).expect(
+      201,
+    );
+    expect(upper.body.data.id).toBe(first.body.data.id);
+    const quiet = await createWithKey(a, 'same-2', { url: 'https://e.com/a.wav' }).expect(201);
+    const noSpeakers = await createWithKey(a, 'same-2', { url: 'https://e.com/a.wav', speakers: false });
+    expect([noSpeakers.status, noSpeakers.body.data?.id]).toEqual([201, quiet.body.data.id]);
+    // Fields that differ once parsed still conflict.
+    const other = await createWithKey(a, 'same-1', { url: 'https://e.com/a.wav', language: 'de' });
+    expect(other.body).toEqual(envelope('idempotency_conflict', false));
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(2);
+  });
+
   it('same key + same body replays the transcript even after its upload was erased', async () => {
     // A retry must not depend on the upload still being usable: the key's transcript exists.
     const a = await api.newAccount({ toppedUp: true, credits: 100 });

@@ -339,11 +339,20 @@ async function claimIdempotencyKey(
   return { transcriptId: prior.transcriptId, status };
 }
 
-/** "Same body" = same parsed fields, whatever the content type (JSON, form, multipart). */
+/**
+ * "Same body" = same parsed fields, whatever the content type (JSON, form, multipart) and
+ * however a value is spelt: `language` as its normalised code ("EN" is "en"), `speakers` as
+ * parsed (`false` is absent).
+ */
 function canonicalHash(input: CreateTranscriptInput): string {
+  const parsed: Record<string, unknown> = {
+    ...input,
+    language: input.languageCode ?? undefined,
+    speakers: input.speakersParsed ?? undefined,
+  };
   const fields: Record<string, unknown> = {};
   for (const k of Object.keys(CreateTranscriptBody.properties).sort()) {
-    const v = (input as Record<string, unknown>)[k];
+    const v = parsed[k];
     if (v !== undefined) fields[k] = sortKeys(v);
   }
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
