@@ -49,6 +49,10 @@ describe('POST /v1/transcripts validation', () => {
     [{ url: 'https://e.com/a', speakers: 'true' }, { speakers: 'speakers_invalid' }],
     [{ url: 'https://e.com/a', speakers: [2] }, { speakers: 'speakers_invalid' }],
     [{ url: 'https://e.com/a', webhookUrl: 'mailto:x@y.z' }, { webhookUrl: 'webhook_url_invalid' }],
+    // Spellings the URL parser would repair: stored and echoed as sent, so refused.
+    [{ url: ' https://e.com/a' }, { url: 'url_invalid' }],
+    [{ url: 'https://e.com/a', webhookUrl: 'http:e.com/h' }, { webhookUrl: 'webhook_url_invalid' }],
+    [{ url: 'https://e.com/a', webhookUrl: 'https://e.com/h\n' }, { webhookUrl: 'webhook_url_invalid' }],
     [{ url: 'https://e.com/a', glossary: { '': 'x' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: '' } }, { glossary: 'glossary_invalid' }],
     [{ url: 'https://e.com/a', glossary: { x: 'y'.repeat(81) } }, { glossary: 'glossary_invalid' }],

@@ -110,6 +110,18 @@ describe('checkUrlShape', () => {
     ['https://:pw@e.com/a.wav', { ok: false, reason: 'credentials_not_allowed' }],
     ['ftp://e.com/a.wav', { ok: false, reason: 'unsupported_scheme' }],
     ['e.com/a.wav', { ok: false, reason: 'invalid_url' }],
+    ['HTTPS://E.com/a.wav', { ok: true }],
+    // Forms the WHATWG parser repairs silently: the URL stored (and echoed in delivery records)
+    // would not be the one requested. White space and control characters anywhere, and a scheme
+    // without its `//`, are refused.
+    [' https://e.com/a.wav', { ok: false, reason: 'invalid_url' }],
+    ['https://e.com/a.wav\n', { ok: false, reason: 'invalid_url' }],
+    ['https://e.com/a b.wav', { ok: false, reason: 'invalid_url' }],
+    ['https://e.c\tom/a.wav', { ok: false, reason: 'invalid_url' }],
+    ['https://e.com/\u0085a.wav', { ok: false, reason: 'invalid_url' }],
+    ['http:/e.com/a.wav', { ok: false, reason: 'invalid_url' }],
+    ['http:e.com/a.wav', { ok: false, reason: 'invalid_url' }],
+    ['http:\\\\e.com/a.wav', { ok: false, reason: 'invalid_url' }],
   ])('%s', (url, result) => {
     expect(checkUrlShape(url)).toEqual(result);
   });

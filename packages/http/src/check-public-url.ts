@@ -32,6 +32,10 @@ const defaultResolve = async (hostname: string): Promise<string[]> =>
  * would be shown and kept in plain text. Used for the audio `url` (whose addresses are checked
  * when it is fetched) and, inside {@link checkPublicUrl}, for `webhookUrl`.
  */
+/** `scheme://`, then no white space or control character anywhere. */
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const WRITTEN_AS_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s\u0000-\u001F\u007F-\u009F]*$/u;
+
 export function checkUrlShape(url: string): UrlCheckResult {
   let parsed: URL;
   try {
@@ -41,6 +45,9 @@ export function checkUrlShape(url: string): UrlCheckResult {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return { ok: false, reason: 'unsupported_scheme' };
+  // As written, not as the WHATWG parser repairs it (it drops white space and tabs, and takes
+  // `http:host` or `http:\\host` for `http://host`): what is stored and shown is what was sent.
+  if (!WRITTEN_AS_URL.test(url)) return { ok: false, reason: 'invalid_url' };
   if (parsed.hostname === '') return { ok: false, reason: 'invalid_url' };
   if (parsed.username !== '' || parsed.password !== '')
     return { ok: false, reason: 'credentials_not_allowed' };
