@@ -11,6 +11,16 @@ const api = apiTest({ account: { toppedUp: true, credits: 1000 } });
 const newTranscript = (body: Record<string, unknown> = {}, a: TestAccount = api.account) =>
   api.createTranscript(a, body);
 
+/** The configuration of a TranscriptService built by a test around its own queue or waiter. */
+const SERVICE_CONFIG = {
+  ratePerHour: '36',
+  speakersRatePerHour: '48',
+  provisionalHoldSeconds: 60,
+  queuedPerAccount: 1,
+  modelName: 'whisper-test',
+  isAllowedWebhookUrl: async () => true,
+};
+
 /** Finishes a transcript the way the worker does (same transition), and announces it. */
 async function finish(id: string, seconds = 11) {
   await completeTranscript(api.db, id, {
@@ -94,14 +104,7 @@ describe('GET /v1/transcripts/{id}', () => {
       { enqueue: async () => undefined, canceled: async () => undefined } as never,
       waiter,
       api.deps.blobs,
-      {
-        ratePerHour: '36',
-        speakersRatePerHour: '48',
-        provisionalHoldSeconds: 60,
-        queuedPerAccount: 1,
-        modelName: 'whisper-test',
-        isAllowedWebhookUrl: async () => true,
-      },
+      SERVICE_CONFIG,
     );
     const t0 = Date.now();
     const t = await svc.getWaiting(api.account.accountId, id, 30, closed.signal);
@@ -196,14 +199,7 @@ describe('cancel', () => {
       } as never,
       null as never,
       api.deps.blobs,
-      {
-        ratePerHour: '36',
-        speakersRatePerHour: '48',
-        provisionalHoldSeconds: 60,
-        queuedPerAccount: 1,
-        modelName: 'whisper-test',
-        isAllowedWebhookUrl: async () => true,
-      },
+      SERVICE_CONFIG,
     );
     const t = await svc.cancel(a.accountId, id);
     expect(t).toMatchObject({ id, status: 'canceled', error: null, cost: 0, text: null });

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { grant } from '@hark/billing';
 import { type TestAccount, waitFor } from '@hark/testing';
+import { failTranscript } from '@hark/transcripts';
 import request from 'supertest';
 import { apiTest, envelope, rawRequest } from './helpers';
 
@@ -111,6 +112,26 @@ describe('upload quota', () => {
     await put(acct, loose, Buffer.alloc(MiB, 6)).expect(200);
     const limits = await request(api.app).get('/v1/limits').set(acct.auth).expect(200);
     expect(limits.body.data.upload.quotaBytes).toBe(QUOTA);
+  });
+
+  it('an upload whose transcript failed counts again: a failing transcript is no way around the quota', async () => {
+    // A 2 GiB file with a wrong sha256 fails at once (audio_mismatch, nothing charged); its upload
+    // used to stop counting for good, so the account could store any number of them.
+    const acct = await account(1000);
+    const parked = (await newUpload(acct, '', Buffer.alloc(6 * MiB, 1)).expect(201)).body.data.id as string;
+    const tr = await request(api.app)
+      .post('/v1/transcripts')
+      .set(acct.auth)
+      .send({ uploadId: parked })
+      .expect(201);
+    const next = (await newUpload(acct, '', Buffer.alloc(6 * MiB, 2)).expect(201)).body.data.id as string;
+    await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: next }).expect(201);
+    expect(await failTranscript(api.db, tr.body.data.id as string, 'audio_mismatch', 'mismatch')).toBe(true);
+    const refused = await newUpload(acct, '', Buffer.alloc(3 * MiB, 3)).expect(413);
+    expect(refused.body).toEqual(envelope('upload_quota_exceeded', false));
+    // It is unused again, so it can also be transcribed again (it expires with the unused ones).
+    await request(api.app).post('/v1/transcripts').set(acct.auth).send({ uploadId: parked }).expect(201);
+    await newUpload(acct, '', Buffer.alloc(3 * MiB, 3)).expect(201);
   });
 
   it('concurrent chunks to different uploads of one account never pass the quota together', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createGuardedClient } from '@hark/http';
 import { checkAccountInvariants, waitFor } from '@hark/testing';
+import { cancelTranscript, failTranscript } from '@hark/transcripts';
 import { fetchAudio } from '../src/audio-source';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
@@ -98,6 +99,43 @@ describe('upload sweep', () => {
       expect(await h.db.upload.findUnique({ where: { id } })).not.toBeNull();
       expect(existsSync(blobFile(id))).toBe(true);
     }
+  });
+
+  it('an upload whose transcripts all failed or were canceled is unused again: swept after the TTL, erased', async () => {
+    // It used to stay, outside the upload quota, for the failed transcript's retention (up to a
+    // year): a 2 GiB file with a wrong sha256 fails at once and costs nothing.
+    const acct = await h.account(1000);
+    const failedOnly = await h.upload(acct, Buffer.from('failed audio'));
+    const failed = await h.transcript(acct, { uploadId: failedOnly });
+    const canceled = await h.transcript(acct, { uploadId: failedOnly });
+    const withDone = await h.upload(acct, Buffer.from('done audio'));
+    const failedSibling = await h.transcript(acct, { uploadId: withDone });
+    const done = await h.transcript(acct, { uploadId: withDone });
+    const content = { text: '', words: [], utterances: [], diarizationSegments: null };
+    expect(await h.complete(done, content)).toBe(true);
+    expect(await failTranscript(h.db, failed, 'audio_mismatch', 'The audio does not match its sha256.')).toBe(
+      true,
+    );
+    // A sibling still processing keeps it used; the last one ending without content frees it.
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: failedOnly } })).usedAt).not.toBeNull();
+    expect(await cancelTranscript(h.db, canceled)).toBe(true);
+    expect(
+      await failTranscript(h.db, failedSibling, 'audio_invalid', 'The audio could not be decoded.'),
+    ).toBe(true);
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: failedOnly } })).usedAt).toBeNull();
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: withDone } })).usedAt).not.toBeNull();
+
+    const old = new Date(Date.now() - 25 * HOUR);
+    await h.db.upload.updateMany({ where: { id: { in: [failedOnly, withDone] } }, data: { updatedAt: old } });
+    await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
+    const swept = await h.db.upload.findUniqueOrThrow({ where: { id: failedOnly } });
+    expect(swept.erasedAt).not.toBeNull();
+    expect(existsSync(blobFile(failedOnly))).toBe(false);
+    // The failed transcript is still there, naming its erased upload.
+    expect((await h.db.transcript.findUniqueOrThrow({ where: { id: failed } })).status).toBe('failed');
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: withDone } })).erasedAt).toBeNull();
+    expect(existsSync(blobFile(withDone))).toBe(true);
+    expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
   });
 
   it('removes the file an erasure left behind (crash between commit and file removal)', async () => {

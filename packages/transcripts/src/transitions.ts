@@ -86,6 +86,7 @@ async function endWithoutCharge(db: Db, id: string, data: Prisma.TranscriptUpdat
   return db.$transaction(async (tx) => {
     const t = await lockProcessing(tx, id);
     if (!t) return false;
+    await releaseUpload(tx, id);
     await releaseHold(tx, t.account_id, id, dec(t.reserved));
     await tx.transcript.update({
       where: { id },
@@ -93,6 +94,24 @@ async function endWithoutCharge(db: Db, id: string, data: Prisma.TranscriptUpdat
     });
     return true;
   });
+}
+
+/**
+ * The upload of a transcript that ends without content is unused again when no other transcript
+ * of it is processing or done: it counts against the account's upload quota and expires with
+ * the unused ones (and may take chunks and be transcribed again until then). Otherwise a file
+ * that fails at once (a wrong `sha256`: `audio_mismatch`, nothing charged) stayed stored outside
+ * the quota for the transcript's retention, up to a year, as many times as one liked. Locks the
+ * upload row before the account's (the order a create takes them in).
+ */
+async function releaseUpload(tx: Tx, id: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE uploads u SET used_at = NULL, updated_at = now()
+    FROM transcripts me
+    WHERE me.id = ${id} AND u.id = me.upload_id AND u.used_at IS NOT NULL AND u.erased_at IS NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM transcripts t
+        WHERE t.upload_id = u.id AND t.id <> ${id} AND t.status IN ('processing', 'done'))`;
 }
 
 /** processing -> failed: releases the hold, charges nothing. */

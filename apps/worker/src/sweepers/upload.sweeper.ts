@@ -3,7 +3,7 @@ import { UNREAD_UPLOADS } from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 
 export interface UploadSweepDeps extends SweepDeps {
-  /** Uploads untouched for longer than this and used by no transcript are removed. */
+  /** Uploads untouched for longer than this and unused (no transcript, or only failed and canceled ones) are removed. */
   uploadTtlHours: number;
 }
 
@@ -37,9 +37,10 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
   const result: UploadSweepResult = { removed: 0, erasedFilesRemoved: 0, orphansRemoved: 0 };
 
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    // Unused: never used, or its transcripts all failed or were canceled (`releaseUpload`).
     const stale = await deps.db.$queryRaw<{ id: string }[]>`
       SELECT u.id FROM uploads u
-      WHERE u.updated_at < ${cutoff} AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.upload_id = u.id)
+      WHERE u.updated_at < ${cutoff} AND u.used_at IS NULL AND u.erased_at IS NULL
       ORDER BY u.updated_at LIMIT ${batchSize}`;
     let removedThisBatch = 0;
     for (const { id } of stale) if (await removeUnused(deps, id, cutoff)) removedThisBatch++;
@@ -105,14 +106,19 @@ async function removeUnused(
   cutoff: Date,
 ): Promise<boolean> {
   return deps.db.$transaction(async (tx) => {
+    // Re-checked under the lock: a create that held the row before us has committed by now,
+    // and its trigger set used_at.
     const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM uploads WHERE id = ${id} AND updated_at < ${cutoff} FOR UPDATE`;
+      SELECT id FROM uploads
+      WHERE id = ${id} AND updated_at < ${cutoff} AND used_at IS NULL AND erased_at IS NULL FOR UPDATE`;
     if (locked.length === 0) return false;
-    // Asked again after the lock, in a new statement: an insert that held the row before us
-    // has committed by now and is seen here.
-    if ((await tx.transcript.count({ where: { uploadId: id } })) > 0) return false;
     await deps.blobs.remove(id);
-    await tx.upload.delete({ where: { id } });
+    // Failed or canceled transcripts still name it: the row stays, erased, as after a deletion.
+    if ((await tx.transcript.count({ where: { uploadId: id } })) > 0) {
+      await tx.upload.update({ where: { id }, data: { erasedAt: new Date(), hashState: null } });
+    } else {
+      await tx.upload.delete({ where: { id } });
+    }
     return true;
   });
 }
