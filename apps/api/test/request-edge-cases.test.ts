@@ -67,11 +67,66 @@ describe('requests the HTTP parser refuses (the server as main.ts sets it up)', 
     expect(JSON.parse(body).error.requestId).toBe(id);
   });
 
-  it('other malformed requests keep the answer Node gives: U+0000 in a header value is a bare 400', async () => {
-    const answer = await raw(
+  /** Status line, X-Request-Id and parsed body of a raw answer. */
+  const parse = (answer: string) => {
+    const [head, body] = answer.split('\r\n\r\n') as [string, string];
+    return {
+      statusLine: head.split('\r\n')[0],
+      requestId: /\r\nX-Request-Id: (\S+)/.exec(head)?.[1],
+      body: JSON.parse(body) as { error: { requestId: string } },
+    };
+  };
+
+  it.each([
+    [
+      'U+0000 in a header value',
       `POST /v1/transcripts HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\u0000b\r\nContent-Length: 0\r\n\r\n`,
+    ],
+    [
+      'Content-Length with Transfer-Encoding',
+      'POST /v1/uploads HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+    ],
+    ['a negative Content-Length', 'POST /v1/uploads HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n'],
+  ])(
+    '%s: 400 validation (request_malformed) in the envelope, with X-Request-Id, not a bare 400',
+    async (_l, text) => {
+      // Every failure body is a JSON object (spec), and every response carries X-Request-Id
+      // (decisions): Node's own answer had neither.
+      const answer = parse(await raw(text));
+      expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(answer.requestId).toMatch(REQUEST_ID);
+      expect(answer.body).toEqual(envelope('validation', false, { request: 'request_malformed' }));
+      expect(answer.body.error.requestId).toBe(answer.requestId);
+    },
+  );
+
+  it('a request not received in time: 408 request_timeout (retryable) in the envelope', async () => {
+    // Headers that never end; the server checks its time-outs every 50 ms here (30 s by default).
+    const slow = http.createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
+      api.app,
     );
-    expect(answer).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    answerClientErrors(slow);
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect((slow.address() as AddressInfo).port, '127.0.0.1', () =>
+          socket.write('POST /v1/uploads HTTP/1.1\r\nHost: x\r\n'),
+        );
+        let got = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (c: string) => (got += c));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+      });
+      const parsed = parse(answer);
+      expect(parsed.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      expect(parsed.body).toEqual(envelope('request_timeout', true));
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 });
 

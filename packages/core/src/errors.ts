@@ -21,6 +21,7 @@ export const CODE_STATUS = {
   upload_quota_exceeded: 413,
   payload_too_large: 413,
   headers_too_large: 431,
+  request_timeout: 408,
   rate_limited: 429,
   concurrency_limit: 429,
   internal: 500,
@@ -32,6 +33,7 @@ export type ErrorCode = keyof typeof CODE_STATUS;
 /** Codes whose repetition can succeed without the caller changing anything. */
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'upload_busy',
+  'request_timeout',
   'rate_limited',
   'concurrency_limit',
   'internal',
@@ -59,6 +61,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
     "The account's uploads not yet used by a transcript would pass its storage quota; transcribe them or let unused ones expire first.",
   payload_too_large: 'The request body is too large.',
   headers_too_large: 'The request header fields are too large.',
+  request_timeout: 'The request was not received in full in time; send it again.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',
   concurrency_limit: 'The account already has the maximum number of transcriptions running.',
   internal: 'The service had an internal error; retry later.',

@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'payload_too_large'
   /** 431: request header fields over the size the server reads (16 KiB in all); answered before routing. */
   | 'headers_too_large'
+  | 'request_timeout'
   /** 429: rate limit hit; see `Retry-After`. */
   | 'rate_limited'
   /** 429: account without a top-up already running 2 transcriptions. */
