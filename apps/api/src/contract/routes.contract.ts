@@ -67,7 +67,7 @@ interface RouteBase {
 /** Errors in Hark's envelope (`{error: {code, …}}`). */
 export interface HarkErrors {
   errorShape: 'hark';
-  /** Error codes by status, besides 401 `invalid_api_key` (keyed routes), 429 `rate_limited`, 431 `headers_too_large` and 500 `internal`. */
+  /** Error codes by status, besides 401 `invalid_api_key` (keyed routes), 408 `request_timeout`, 429 `rate_limited`, 431 `headers_too_large` and 500 `internal`. */
   errors?: Record<number, readonly string[]>;
   /** `fields` keys of 400 `validation`; by default those of the `query` schema's `x-error` annotations. */
   validation?: Record<string, readonly string[]>;

@@ -34,13 +34,14 @@ export const WEBHOOK_HEADERS = {
 /** Error responses most operations share, under `components.responses`. */
 const SHARED_ERRORS: Record<number, { name: string; codes: string[] }> = {
   401: { name: 'Unauthorized', codes: ['invalid_api_key'] },
+  408: { name: 'RequestTimeout', codes: ['request_timeout'] },
   429: { name: 'RateLimited', codes: ['rate_limited'] },
   431: { name: 'HeadersTooLarge', codes: ['headers_too_large'] },
   500: { name: 'InternalError', codes: ['internal'] },
 };
 
 /** Answered by the HTTP server before any route (no limiter ran): only the request id. */
-const BEFORE_ROUTING = new Set([431]);
+const BEFORE_ROUTING = new Set([408, 431]);
 
 /** A fault can happen before the limiter (or in it): only the request id is certain on a 500. */
 function faultHeaders(own: readonly HeaderName[]): Json {
@@ -92,6 +93,7 @@ function harkErrors(route: RouteContract & HarkErrors): Json {
   );
   if (route.auth === 'key') (errors[401] ??= []).unshift('invalid_api_key');
   (errors[429] ??= []).unshift('rate_limited');
+  (errors[408] ??= []).push('request_timeout');
   (errors[431] ??= []).push('headers_too_large');
   (errors[500] ??= []).push('internal');
   const responses: Json = {};

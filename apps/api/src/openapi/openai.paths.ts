@@ -211,6 +211,7 @@ export const OPENAI_AUDIO_RESPONSES: Record<number, Json> = {
     headerRefs(RATE, ['Retry-After']),
   ),
   // Answered by the HTTP server before any route, so in Hark's envelope like everywhere.
+  408: { $ref: '#/components/responses/RequestTimeout' },
   431: { $ref: '#/components/responses/HeadersTooLarge' },
   500: errorResponse(
     '`server_error`: the transcription failed after its retries, or a service fault.',

@@ -136,6 +136,8 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> & Record<string,
   payload_too_large: 'request body over the size accepted by this route',
   headers_too_large:
     'request header fields over the size the server reads (16 KiB in all); answered before routing',
+  request_timeout:
+    "the request was not received in full within the server's time-outs; answered before routing, retryable",
   rate_limited: 'rate limit hit; see `Retry-After`',
   concurrency_limit: 'account without a top-up already running 2 transcriptions',
   internal: 'service fault; retry with backoff',

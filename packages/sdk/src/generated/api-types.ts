@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'payload_too_large'
   /** 431: request header fields over the size the server reads (16 KiB in all); answered before routing. */
   | 'headers_too_large'
+  /** 408: the request was not received in full within the server's time-outs; answered before routing, retryable. */
   | 'request_timeout'
   /** 429: rate limit hit; see `Retry-After`. */
   | 'rate_limited'
