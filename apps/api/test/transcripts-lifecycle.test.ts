@@ -21,6 +21,12 @@ const SERVICE_CONFIG = {
   isAllowedWebhookUrl: async () => true,
 };
 
+/** A small upload of the account's (bytes the tests never decode); its id. */
+async function newUpload(a: TestAccount = api.account): Promise<string> {
+  const up = await request(api.app).post('/v1/uploads').set(a.auth).send(Buffer.from('RIFF....')).expect(201);
+  return up.body.data.id as string;
+}
+
 /** Finishes a transcript the way the worker does (same transition), and announces it. */
 async function finish(id: string, seconds = 11) {
   await completeTranscript(api.db, id, {
@@ -224,16 +230,8 @@ describe('cancel', () => {
 
 describe('delete', () => {
   it('409 while processing; afterwards content erased, 404 everywhere, usage record kept', async () => {
-    const up = await request(api.app)
-      .post('/v1/uploads')
-      .set(api.auth)
-      .send(Buffer.from('RIFF....'))
-      .expect(201);
-    const res = await request(api.app)
-      .post('/v1/transcripts')
-      .set(api.auth)
-      .send({ uploadId: up.body.data.id })
-      .expect(201);
+    const uploadId = await newUpload();
+    const res = await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId }).expect(201);
     const id = res.body.data.id as string;
     const busy = await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(409);
     expect(busy.body).toEqual(envelope('transcript_processing', false));
@@ -243,11 +241,11 @@ describe('delete', () => {
     await request(api.app).get(`/v1/transcripts/${id}`).set(api.auth).expect(404);
     await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(404);
     await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(api.auth).expect(404);
-    await request(api.app).get(`/v1/uploads/${up.body.data.id}`).set(api.auth).expect(404);
+    await request(api.app).get(`/v1/uploads/${uploadId}`).set(api.auth).expect(404);
     const list = await request(api.app).get('/v1/transcripts?perPage=100').set(api.auth).expect(200);
     expect(list.body.data.transcripts.map((t: { id: string }) => t.id)).not.toContain(id);
     expect(await api.db.transcriptContent.count({ where: { transcriptId: id } })).toBe(0);
-    expect(await api.deps.blobs.exists(up.body.data.id)).toBe(false);
+    expect(await api.deps.blobs.exists(uploadId)).toBe(false);
     const usage = await api.db.usageRecord.findUnique({ where: { transcriptId: id } });
     expect(usage).toMatchObject({ seconds: 5 });
   });
@@ -255,12 +253,7 @@ describe('delete', () => {
     // Two transcripts of one upload (say, a second run with other options). Deleting the first
     // while the second waits for a worker used to remove the file under it: it then failed
     // audio_invalid, 'no longer available', for a deletion of another transcript.
-    const up = await request(api.app)
-      .post('/v1/uploads')
-      .set(api.auth)
-      .send(Buffer.from('RIFF....'))
-      .expect(201);
-    const uploadId = up.body.data.id as string;
+    const uploadId = await newUpload();
     const fromUpload = async (body: Record<string, unknown>) =>
       (
         await request(api.app)
@@ -293,12 +286,7 @@ describe('deletion racing creates of the same upload', () => {
     const a = await api.newAccount({ toppedUp: true, credits: 10_000 });
     let raced = 0;
     for (let round = 0; round < 12; round++) {
-      const up = await request(api.app)
-        .post('/v1/uploads')
-        .set(a.auth)
-        .send(Buffer.from('RIFF....'))
-        .expect(201);
-      const uploadId = up.body.data.id as string;
+      const uploadId = await newUpload(a);
       const create = () => request(api.app).post('/v1/transcripts').set(a.auth).send({ uploadId });
       const first = (await create().expect(201)).body.data.id as string;
       await finish(first, 5);

@@ -41,6 +41,9 @@ export interface CreateResult {
 
 const TRANSCRIPT_ID = /^tr_[A-Za-z0-9_-]{1,40}$/;
 
+/** A transcript's row as the service reads it: the view's fields, and what polling needs. */
+const FIND_SELECT = { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true } as const;
+
 /** Transcript use cases for the API: create, read, wait, cancel, delete. */
 export class TranscriptService {
   constructor(
@@ -202,7 +205,7 @@ export class TranscriptService {
     if (!TRANSCRIPT_ID.test(id)) throw new HarkError('not_found');
     const t = await this.db.transcript.findFirst({
       where: { id, accountId, ...visibleTranscripts() },
-      select: { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true },
+      select: FIND_SELECT,
     });
     if (!t) throw new HarkError('not_found');
     return t;
@@ -252,7 +255,7 @@ export class TranscriptService {
     // by now, and the caller must still learn that the cancel took effect. It has no content.
     const t = await this.db.transcript.findUniqueOrThrow({
       where: { id },
-      select: { ...TRANSCRIPT_SELECT, audioSeconds: true, startedAt: true },
+      select: FIND_SELECT,
     });
     return transcriptView(t, null);
   }

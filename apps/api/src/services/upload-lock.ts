@@ -58,8 +58,9 @@ export interface HeldUploadLock {
  * One writer per upload across all API replicas, and the account's in-flight bytes for the
  * upload quota. The lock lives `ttlMs` and is extended while its holder runs, so a holder that
  * died (process killed) frees it within `ttlMs`; its reservation expires with it. A holder whose
- * client stops sending is dropped by the upload service after `idleMs` (two thirds of `ttlMs`). Taking the lock, reserving and reading the other reservations
- * is one script run: the quota costs no round trip of its own.
+ * client stops sending is dropped by the upload service after `idleMs` (two thirds of `ttlMs`).
+ * Taking the lock, reserving and reading the other reservations is one script run: the quota
+ * costs no round trip of its own.
  */
 export class UploadLock {
   constructor(
@@ -73,16 +74,24 @@ export class UploadLock {
     return Math.floor((this.ttlMs * 2) / 3);
   }
 
+  /** Whether a writer holds the upload now. */
+  async held(uploadId: string): Promise<boolean> {
+    return (await this.redis.exists(this.lockKey(uploadId))) === 1;
+  }
+
+  private lockKey(uploadId: string): string {
+    return `${this.prefix}:upload-lock:${uploadId}`;
+  }
+
   /**
    * Waits up to `waitMs` for the upload's writer (if any) to finish: true once none holds it.
    * A status read during a write would report the length before the chunk, and a client that
    * resumed from it after losing the chunk's response would send those bytes twice.
    */
   async waitUntilFree(uploadId: string, waitMs: number): Promise<boolean> {
-    const key = `${this.prefix}:upload-lock:${uploadId}`;
     const deadline = Date.now() + waitMs;
     for (;;) {
-      if ((await this.redis.exists(key)) === 0) return true;
+      if (!(await this.held(uploadId))) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -93,10 +102,7 @@ export class UploadLock {
    * account's held bytes) until release. Null when another writer holds the upload.
    */
   async acquire(uploadId: string, accountId: string, reserveBytes: number): Promise<HeldUploadLock | null> {
-    const keys = [
-      `${this.prefix}:upload-lock:${uploadId}`,
-      `${this.prefix}:upload-inflight:${accountId}`,
-    ] as const;
+    const keys = [this.lockKey(uploadId), `${this.prefix}:upload-inflight:${accountId}`] as const;
     const token = randomBytes(12).toString('hex');
     const others = (await this.redis.eval(
       ACQUIRE,

@@ -49,9 +49,6 @@ function requestTooLarge(): HarkError {
  * An append after a worker fetched the upload from the S3 store (which completes its multipart
  * upload): the bytes are fixed now. Not worth repeating, unlike a chunk in progress.
  */
-/** How long a status read waits for a chunk being written (see `get`). */
-const STATUS_WAIT_MS = 10_000;
-
 function sealed(): HarkError {
   return new HarkError(
     'upload_busy',
@@ -61,6 +58,9 @@ function sealed(): HarkError {
     false,
   );
 }
+
+/** How long a status read waits for a chunk being written (see `get`). */
+const STATUS_WAIT_MS = 10_000;
 
 export const UPLOAD_ID = /^up_[A-Za-z0-9_-]{1,33}$/;
 
@@ -222,7 +222,9 @@ export class UploadService {
    * send its bytes again, stored twice after it.
    */
   async get(accountId: string, id: string): Promise<UploadView> {
-    await this.find(accountId, id);
+    const row = await this.find(accountId, id);
+    // Read again only where a chunk was in flight when the row was read.
+    if (!(await this.lock.held(id))) return uploadView(row);
     if (!(await this.lock.waitUntilFree(id, STATUS_WAIT_MS))) throw new HarkError('upload_busy');
     return uploadView(await this.find(accountId, id));
   }
