@@ -267,7 +267,14 @@ describe('POST /v1/transcripts/{id}/webhook-deliveries (replay)', () => {
     const id = await create();
     await finish(id, 'done', false);
     delayMs = 1000;
-    const res = await request(app).post(`/v1/transcripts/${id}/webhook-deliveries`).set(api.auth);
+    const sent = rx.requests.length;
+    const pending = request(app)
+      .post(`/v1/transcripts/${id}/webhook-deliveries`)
+      .set(api.auth)
+      .then((r) => r);
+    await rx.received(sent + 1);
+    expect(await history(id)).toEqual([]); // its number is taken, its outcome not yet known: not listed
+    const res = await pending;
     expect([res.status, res.body.data?.manual, res.body.data?.statusCode]).toEqual([201, true, 200]);
     expect((await history(id)).map((d) => d.id)).toEqual([res.body.data.id]);
   });

@@ -33,13 +33,13 @@ export interface DeliverDeps {
 /**
  * The `webhook` job: one attempt to send a transcript's completion notice.
  *
- * Crash safety comes from the order send -> record -> enqueue next, with the record as the
- * proof of an attempt: a re-run first looks for its record and, when found, sends nothing and
- * only makes sure the next attempt is queued (job ids collapse repeats). A crash between the
- * send and the record re-runs the send: at worst the receiver gets a duplicate, with the same
- * `Hark-Delivery-Id`, never no notice. Recording an intent first would not send fewer
- * duplicates (the outcome of the interrupted send is unknown either way, so it must be sent
- * again) and would need an "in flight" record state that the spec's record has no field for.
+ * Crash safety comes from the order begin -> send -> finish -> enqueue next. `begin` takes the
+ * attempt's number on a pending record before anything is sent, so numbers follow the sends
+ * (a replay made during a slow attempt 1 is attempt 2). A finished record is the proof of an
+ * attempt: a re-run that finds one sends nothing and only makes sure the next attempt is
+ * queued (job ids collapse repeats). A re-run that finds its record still pending (a crash
+ * between the send and its outcome) sends again under the same number: at worst the receiver
+ * gets a duplicate, with the same `Hark-Delivery-Id`, never no notice.
  */
 export function createDeliverHandler(deps: DeliverDeps) {
   const { store, logger } = deps;
@@ -55,8 +55,8 @@ export function createDeliverHandler(deps: DeliverDeps) {
     return slot + 1;
   }
 
-  async function send(notice: Notice, log: Logger) {
-    const result = await sendNotice(deps.client, notice, deps.timeoutMs);
+  async function send(notice: Notice, startedAt: Date, log: Logger) {
+    const result = await sendNotice(deps.client, notice, deps.timeoutMs, startedAt);
     const { delivered, statusCode, error, durationMs } = result;
     log.info({ delivered, statusCode, error, durationMs }, 'notice sent');
     return result;
@@ -65,47 +65,61 @@ export function createDeliverHandler(deps: DeliverDeps) {
   async function automatic(transcriptId: string, slot: number, log: Logger): Promise<WebhookJobResult> {
     const history = await store.attempts(transcriptId);
     const earlier = automaticSlot(history, slot);
-    if (earlier) {
-      log.info('attempt already recorded; not sending again');
-      await scheduleAfter(transcriptId, slot, earlier.delivered, log);
-      return recorded(earlier, false);
-    }
+    if (earlier && !earlier.pending) return alreadyRecorded(transcriptId, slot, earlier, log);
     const notice = await deps.loadNotice(transcriptId);
     if (typeof notice === 'string') return skipped(notice, log);
     if (history.some((a) => a.delivered)) return skipped('acknowledged', log);
-    const result = await send(notice, log);
+    const startedAt = new Date();
+    const begun = await store.begin({
+      id: newId('whd'),
+      transcriptId,
+      url: notice.url,
+      manual: false,
+      slot,
+      startedAt,
+    });
+    // A concurrent run of this job finished the slot in between.
+    if (!begun.pending) return alreadyRecorded(transcriptId, slot, begun, log);
+    const result = await send(notice, startedAt, log);
     const last = isLastWebhookAttempt(deps.schedule, slot);
     deps.metrics?.attemptSent(
       result.delivered ? 'delivered' : last ? 'gave_up' : 'failed',
       result.durationMs / 1000,
     );
     const row =
-      (await store.record({
-        ...result,
-        id: newId('whd'),
-        transcriptId,
-        url: notice.url,
-        manual: false,
-        slot,
-      })) ??
-      // A concurrent run of this job recorded the slot first; its record stands.
-      automaticSlot(await store.attempts(transcriptId), slot);
+      (await store.finish(begun.id, result)) ??
+      // A concurrent run of this job finished the slot first; its record stands.
+      (await store.byId(begun.id));
     if (!row) throw new Error(`automatic attempt ${slot} of ${transcriptId} vanished`);
     await scheduleAfter(transcriptId, slot, row.delivered, log);
     return recorded(row, true);
   }
 
+  async function alreadyRecorded(transcriptId: string, slot: number, row: AttemptSummary, log: Logger) {
+    log.info('attempt already recorded; not sending again');
+    await scheduleAfter(transcriptId, slot, row.delivered, log);
+    return recorded(row, false);
+  }
+
   // A replay is never retried (the caller asks again); its job id is its record's id.
   async function manual(transcriptId: string, id: string, log: Logger): Promise<WebhookJobResult> {
     const earlier = await store.byId(id);
-    if (earlier) return recorded(earlier, false);
+    if (earlier && !earlier.pending) return recorded(earlier, false);
     const notice = await deps.loadNotice(transcriptId);
     if (typeof notice === 'string') return skipped(notice, log);
-    const result = await send(notice, log);
+    const startedAt = new Date();
+    const begun = await store.begin({
+      id,
+      transcriptId,
+      url: notice.url,
+      manual: true,
+      slot: null,
+      startedAt,
+    });
+    if (!begun.pending) return recorded(begun, false);
+    const result = await send(notice, startedAt, log);
     deps.metrics?.attemptSent(result.delivered ? 'delivered' : 'failed', result.durationMs / 1000);
-    const row =
-      (await store.record({ ...result, id, transcriptId, url: notice.url, manual: true, slot: null })) ??
-      (await store.byId(id));
+    const row = (await store.finish(id, result)) ?? (await store.byId(id));
     if (!row) throw new Error(`replay ${id} of ${transcriptId} vanished`);
     return recorded(row, true);
   }

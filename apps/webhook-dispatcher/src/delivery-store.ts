@@ -1,10 +1,10 @@
 import type { Db, WebhookDelivery } from '@hark/db';
 
-export type AttemptSummary = Pick<WebhookDelivery, 'id' | 'attempt' | 'delivered' | 'manual'>;
+export type AttemptSummary = Pick<WebhookDelivery, 'id' | 'attempt' | 'delivered' | 'manual' | 'pending'>;
 
 /** What one send produced, as stored on its delivery record. */
 export interface AttemptResult {
-  /** When the attempt started (the record's `createdAt`). */
+  /** When the send started (the record's `createdAt`). */
   startedAt: Date;
   /** True only for a 2xx answer. */
   delivered: boolean;
@@ -15,7 +15,8 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-export interface RecordInput extends AttemptResult {
+/** A send about to begin. */
+export interface BeginInput {
   /** The record's id; a replay's job id, so a re-run of the replay finds it. */
   id: string;
   transcriptId: string;
@@ -23,7 +24,10 @@ export interface RecordInput extends AttemptResult {
   manual: boolean;
   /** For an automatic attempt: its place in the schedule (1-based). Null for a replay. */
   slot: number | null;
+  startedAt: Date;
 }
+
+const SUMMARY = { id: true, attempt: true, delivered: true, manual: true, pending: true } as const;
 
 /** The record of automatic slot `slot` (1-based) among a transcript's attempts, if any. */
 export function automaticSlot(attempts: readonly AttemptSummary[], slot: number): AttemptSummary | undefined {
@@ -32,68 +36,90 @@ export function automaticSlot(attempts: readonly AttemptSummary[], slot: number)
 
 /**
  * Delivery records in Postgres. Attempt numbers count automatic and manual attempts together
- * (a replay continues the count), so a number is handed out only when an attempt is recorded,
- * under the transcript's row lock: two attempts of one transcript (an automatic one and a
- * replay, or a job and its re-run) never take the same number, and the unique
- * (transcript_id, attempt) backs that up.
+ * (a replay continues the count) and are handed out when a send **begins**, under the
+ * transcript's row lock, on a pending record (`begin`) that the send's outcome completes
+ * (`finish`). So the numbers follow the order of the sends: a replay made while attempt 1 is
+ * still waiting for its receiver is attempt 2, and two attempts of one transcript never take
+ * the same number (the unique (transcript_id, attempt) backs that up). Pending records are not
+ * listed; a dispatcher that dies mid-send leaves one, and the re-run of its job (same slot, or
+ * same replay id) sends again under the same number, so the count has no gaps.
  *
  * An automatic attempt is identified by its schedule slot: the k-th automatic record of a
- * transcript is slot k. Slots are recorded strictly in order (slot k + 1 is only enqueued
- * after slot k is recorded), which is what makes that count a sound identity.
+ * transcript, pending or not, is slot k. Slots begin strictly in order (slot k + 1 is only
+ * enqueued after slot k is finished), which is what makes that count a sound identity.
  */
 export class DeliveryStore {
   constructor(private readonly db: Db) {}
 
-  /** Every attempt recorded for a transcript, in attempt order (a dozen rows at most, normally). */
+  /** Every attempt of a transcript, pending ones included, in attempt order (a dozen rows, normally). */
   attempts(transcriptId: string): Promise<AttemptSummary[]> {
     return this.db.webhookDelivery.findMany({
       where: { transcriptId },
-      select: { id: true, attempt: true, delivered: true, manual: true },
+      select: SUMMARY,
       orderBy: { attempt: 'asc' },
     });
   }
 
   byId(id: string): Promise<AttemptSummary | null> {
-    return this.db.webhookDelivery.findUnique({
-      where: { id },
-      select: { id: true, attempt: true, delivered: true, manual: true },
-    });
+    return this.db.webhookDelivery.findUnique({ where: { id }, select: SUMMARY });
   }
 
   /**
-   * Records one attempt with the next attempt number. Null, and nothing written, when the same
-   * attempt is already recorded (same automatic slot, or same replay id): a job that ran twice
-   * at once (a stalled job picked up while its first run was still alive) records once.
+   * Takes the next attempt number for a send on a pending record, or returns the attempt's
+   * record if it exists already (the same automatic slot, or the same replay id): finished
+   * (send nothing: it is recorded) or pending (a run that died mid-send, or one still sending:
+   * send under its number).
    */
-  async record(input: RecordInput): Promise<WebhookDelivery | null> {
+  async begin(input: BeginInput): Promise<AttemptSummary> {
     return this.db.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM transcripts WHERE id = ${input.transcriptId} FOR UPDATE`;
       // Transcript rows are never deleted (deletion sets deleted_at), so this is a broken invariant.
       if (locked.length === 0) throw new Error(`transcript ${input.transcriptId} has no row`);
-      const rows = await tx.$queryRaw<{ last: number; automatic: number; same_id: boolean | null }[]>`
-        SELECT COALESCE(MAX(attempt), 0)::int AS last,
-               (COUNT(*) FILTER (WHERE NOT manual))::int AS automatic,
-               BOOL_OR(id = ${input.id}) AS same_id
-        FROM webhook_deliveries WHERE transcript_id = ${input.transcriptId}`;
-      const agg = rows[0] ?? { last: 0, automatic: 0, same_id: null };
-      if (agg.same_id) return null;
-      if (input.slot !== null && agg.automatic >= input.slot) return null;
+      const rows = await tx.webhookDelivery.findMany({
+        where: { transcriptId: input.transcriptId },
+        select: SUMMARY,
+        orderBy: { attempt: 'asc' },
+      });
+      const same =
+        rows.find((r) => r.id === input.id) ??
+        (input.slot === null ? undefined : automaticSlot(rows, input.slot));
+      if (same) return same;
       return tx.webhookDelivery.create({
         data: {
           id: input.id,
           transcriptId: input.transcriptId,
           url: input.url,
-          attempt: agg.last + 1,
-          delivered: input.delivered,
-          statusCode: input.statusCode,
-          error: input.error,
-          responsePreview: input.responsePreview,
-          durationMs: input.durationMs,
+          attempt: (rows.at(-1)?.attempt ?? 0) + 1,
+          delivered: false,
           manual: input.manual,
+          pending: true,
           createdAt: input.startedAt,
         },
+        select: SUMMARY,
       });
     });
+  }
+
+  /**
+   * Writes a send's outcome on its pending record (and the send's start as its time). Null,
+   * and nothing written, when the record is finished already: a job that ran twice at once (a
+   * stalled job picked up while its first run was still alive) records the first outcome.
+   */
+  async finish(id: string, result: AttemptResult): Promise<AttemptSummary | null> {
+    const [row] = await this.db.webhookDelivery.updateManyAndReturn({
+      where: { id, pending: true },
+      data: {
+        pending: false,
+        delivered: result.delivered,
+        statusCode: result.statusCode,
+        error: result.error,
+        responsePreview: result.responsePreview,
+        durationMs: result.durationMs,
+        createdAt: result.startedAt,
+      },
+      select: SUMMARY,
+    });
+    return row ?? null;
   }
 }

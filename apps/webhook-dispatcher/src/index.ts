@@ -11,7 +11,7 @@ export {
   automaticSlot,
   type AttemptResult,
   type AttemptSummary,
-  type RecordInput,
+  type BeginInput,
 } from './delivery-store';
 export { deliveryIdFor, loadNotice, type Notice } from './notice';
 export { sendNotice } from './send-notice';

@@ -3,7 +3,7 @@ import { webhookJobId, webhookSchedule } from '@hark/queue';
 import { waitFor } from '@hark/testing';
 import { deliveryRecord } from '@hark/testing/jest';
 import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
-import { DeliveryStore, type RecordInput } from '../src/delivery-store';
+import { type AttemptResult, type BeginInput, DeliveryStore } from '../src/delivery-store';
 import { type Reply, dispatcherTest, signatureValid } from './dispatcher-env';
 
 // The dispatcher in-process on real Postgres and Redis, sending to real receivers on 127.0.0.1
@@ -82,6 +82,7 @@ it('done: one signed notice with the decided headers; the body is the bare list 
       delivered: true,
       statusCode: 200,
       responsePreview: 'ok',
+      pending: false,
       createdAt: expect.any(Date),
     }),
   );
@@ -253,12 +254,17 @@ it('a re-run that finds its attempt recorded sends nothing again and still queue
   const id = await h.transcript(rx.url);
   await h.finish(id, 'done', false);
   // As if a dispatcher sent attempt 1, recorded it, and died before queueing attempt 2.
-  const crashed: RecordInput = {
+  const store = new DeliveryStore(h.db);
+  const crashed: BeginInput = {
     id: newId('whd'),
     transcriptId: id,
     url: rx.url,
     manual: false,
     slot: 1,
+    startedAt: new Date(),
+  };
+  expect(await store.begin(crashed)).toMatchObject({ id: crashed.id, attempt: 1, pending: true });
+  const outcome = {
     startedAt: new Date(),
     delivered: false,
     statusCode: 500,
@@ -266,8 +272,9 @@ it('a re-run that finds its attempt recorded sends nothing again and still queue
     responsePreview: null,
     durationMs: 3,
   };
-  expect(await new DeliveryStore(h.db).record(crashed)).not.toBeNull();
-  expect(await new DeliveryStore(h.db).record({ ...crashed, id: newId('whd') })).toBeNull(); // one record per slot
+  expect(await store.finish(crashed.id, outcome)).toMatchObject({ attempt: 1, pending: false });
+  expect(await store.finish(crashed.id, { ...outcome, delivered: true })).toBeNull(); // one outcome per record
+  expect(await store.begin({ ...crashed, id: newId('whd') })).toMatchObject({ id: crashed.id }); // one record per slot
   await h.enqueueAttempt(id, 1);
 
   expect(await jobResult(webhookJobId(id, 1))).toEqual({
@@ -288,9 +295,9 @@ it('a re-run that finds its attempt recorded sends nothing again and still queue
 it('Postgres failing after the send: the attempt is re-run (a duplicate with the same id), never lost', async () => {
   class FlakyStore extends DeliveryStore {
     failures = 1;
-    override async record(input: RecordInput) {
+    override async finish(id: string, result: AttemptResult) {
       if (this.failures-- > 0) throw new Error('Connection terminated unexpectedly');
-      return super.record(input);
+      return super.finish(id, result);
     }
   }
   await h.start(FAST, { store: new FlakyStore(h.db) });
@@ -328,6 +335,53 @@ it('a replay continues the count; once one is acknowledged, the automatic schedu
     [2, true, true],
   ]);
   expect(rx.requests.map((r) => r.headers['hark-delivery-id'])).toEqual([`whd_${id}`, `whd_${id}`]);
+});
+
+it('a replay made while automatic attempt 1 is still sending takes number 2: numbers follow the sends, not their ends', async () => {
+  await h.start({ HARK_WEBHOOK_SCHEDULE_MS: '0', HARK_WEBHOOK_TIMEOUT_MS: '5000' });
+  const rx = await receiver((i) =>
+    i === 0 ? { status: 200, body: 'slow', delayMs: 2500 } : { status: 200 },
+  );
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  await rx.received(1); // attempt 1 is out and waits for its answer
+  const replayId = (await h.queues.webhooks.enqueueReplay(id)).id!;
+  expect(await jobResult(replayId)).toMatchObject({ status: 'recorded', attempt: 2, sent: true });
+  expect(await jobResult(webhookJobId(id, 1))).toMatchObject({ status: 'recorded', attempt: 1, sent: true });
+  const records = await h.deliveries(id);
+  expect(records.map((r) => [r.attempt, r.manual, r.delivered, r.responsePreview])).toEqual([
+    [1, false, true, 'slow'],
+    [2, true, true, ''],
+  ]);
+  expect(records[0]!.createdAt.getTime()).toBeLessThan(records[1]!.createdAt.getTime());
+});
+
+it('a send that died before its record: the re-run sends again under the same number, with no gap', async () => {
+  await h.start(ONCE);
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id, 'done', false);
+  // As if a dispatcher began attempt 1 (its number taken) and died before it finished.
+  const store = new DeliveryStore(h.db);
+  const started = { transcriptId: id, url: rx.url, manual: false, startedAt: new Date() };
+  const begun = await store.begin({ ...started, id: newId('whd'), slot: 1 });
+  expect(begun).toMatchObject({ attempt: 1, pending: true });
+  expect(await store.begin({ ...started, id: newId('whd'), slot: 1 })).toMatchObject({ id: begun.id }); // one per slot
+  await h.enqueueAttempt(id, 1);
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({
+    status: 'recorded',
+    deliveryId: begun.id,
+    attempt: 1,
+    delivered: true,
+    sent: true,
+  });
+  const replayId = (await h.queues.webhooks.enqueueReplay(id)).id!;
+  expect(await jobResult(replayId)).toMatchObject({ attempt: 2, sent: true });
+  expect((await h.deliveries(id)).map((r) => [r.attempt, r.manual, r.pending])).toEqual([
+    [1, false, false],
+    [2, true, false],
+  ]);
+  expect(rx.requests).toHaveLength(2);
 });
 
 it('with ALLOW_PRIVATE_URLS off (production), a webhookUrl resolving to loopback is refused at connect time', async () => {

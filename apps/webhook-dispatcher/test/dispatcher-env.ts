@@ -45,6 +45,7 @@ export interface Harness {
   /** Closes the dispatchers started so far. */
   stopDispatchers(): Promise<void>;
   enqueueAttempt(id: string, attempt: number): Promise<void>;
+  /** Its finished delivery records (as the API lists them), in attempt order. */
   deliveries(id: string): Promise<WebhookDelivery[]>;
   /** A webhook receiver (`startReceiver`), closed by `closeReceivers` or at the end. */
   receiver(reply?: (i: number) => Reply): Promise<Receiver>;
@@ -119,7 +120,10 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
     },
     enqueueAttempt,
     deliveries: (id) =>
-      db.webhookDelivery.findMany({ where: { transcriptId: id }, orderBy: { attempt: 'asc' } }),
+      db.webhookDelivery.findMany({
+        where: { transcriptId: id, pending: false },
+        orderBy: { attempt: 'asc' },
+      }),
     async receiver(reply) {
       const r = await startReceiver(reply);
       receivers.push(r);

@@ -14,11 +14,14 @@ export class WebhookDeliveryService {
     private readonly replays: WebhookReplayQueue,
   ) {}
 
-  /** Every attempt, automatic and manual, oldest first (attempt numbers are handed out in order). */
+  /**
+   * Every attempt, automatic and manual, in attempt order (numbers are handed out as sends
+   * begin). A send still waiting for its receiver is not listed until its outcome is written.
+   */
   async list(accountId: string, transcriptId: string): Promise<DeliveryRecord[]> {
     await this.find(accountId, transcriptId);
     const rows = await this.db.webhookDelivery.findMany({
-      where: { transcriptId },
+      where: { transcriptId, pending: false },
       orderBy: { attempt: 'asc' },
     });
     return rows.map(deliveryRecord);
