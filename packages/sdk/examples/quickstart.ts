@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   try {
     const hark = new Hark({ apiKey, baseUrl });
 
-    // 2. Resumable upload in 16 MiB chunks (size and SHA-256 are declared and checked).
+    // 2. Resumable upload in chunks sized to the link (size and SHA-256 are declared and checked).
     const upload = await hark.upload(audioPath, {
       onProgress: (p) => console.log(`uploaded ${p.receivedBytes} of ${p.totalBytes} bytes`),
     });

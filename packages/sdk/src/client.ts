@@ -1,4 +1,5 @@
 import { HarkApiError, HarkNetworkError, HarkTimeoutError, HarkUploadError } from './errors';
+import { ChunkSizer } from './chunk-sizer';
 import { Transcripts, Uploads, WebhookDeliveries } from './resources';
 import { type CallOptions, type Fetch, type RetryOptions, type Sleep, Transport } from './transport';
 import type { Balance, Limits, Transcript, Upload } from './types';
@@ -40,7 +41,10 @@ export interface UploadOptions extends CallOptions {
    * `reuseIfIdentical` works). Computed for files and bytes when omitted; `false` skips it.
    */
   sha256?: string | false;
-  /** Bytes per PUT. Default and maximum 16 MiB. */
+  /**
+   * The most bytes per PUT. Default and maximum 16 MiB. Chunks start at 256 KiB and are sized
+   * to the link, so each takes about a third of the request time-out (at most 20 s).
+   */
   chunkBytes?: number;
   /** Failed chunks in a row before giving up; each is followed by a backoff and a resume. Default 5. */
   maxChunkRetries?: number;
@@ -57,6 +61,14 @@ export interface WaitOptions extends CallOptions {
 function chunkRetryable(err: unknown): err is HarkApiError | HarkNetworkError {
   if (err instanceof HarkNetworkError) return true;
   return err instanceof HarkApiError && (err.retryable || err.status === 429 || err.status >= 500);
+}
+
+/** A chunk that did not arrive in time: cut short by the client or refused 408 by the service. */
+function timedOut(err: unknown): boolean {
+  return (
+    (err instanceof HarkNetworkError && err.timedOut) ||
+    (err instanceof HarkApiError && err.code === 'request_timeout')
+  );
 }
 
 /**
@@ -91,7 +103,8 @@ export class Hark {
 
   /**
    * Uploads a whole file, buffer or stream, resumably: creates the upload (declaring
-   * `expectedBytes` and `sha256` when known), then PUTs chunks of at most 16 MiB in order. When a
+   * `expectedBytes` and `sha256` when known), then PUTs chunks sized to the link (at most
+   * `chunkBytes`, 16 MiB) in order. When a
    * chunk fails for a reason worth retrying, it backs off, reads the upload's `receivedBytes`
    * and goes on from there, so nothing is sent twice or skipped. Returns the complete upload.
    */
@@ -133,18 +146,22 @@ export class Hark {
           totalBytes: src.size ?? upload.expectedBytes,
         });
       progress();
+      const sizer = new ChunkSizer(chunkBytes, Math.min(20_000, (timeoutMs ?? this.transport.timeoutMs) / 3));
       let failures = 0;
       for (;;) {
         signal?.throwIfAborted();
         const offset = upload.receivedBytes;
-        const chunk = await src.read(offset, chunkBytes);
+        const chunk = await src.read(offset, sizer.bytes);
         if (chunk.byteLength === 0) break;
+        const sentAt = Date.now();
         try {
           upload = await this.uploads.append(upload.id, chunk, call);
+          sizer.stored(chunk.byteLength, Date.now() - sentAt);
           failures = 0;
           progress();
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
+          if (timedOut(err)) sizer.timedOut();
           if (!chunkRetryable(err) || ++failures > maxChunkRetries) throw err;
           const delay = this.transport.delayBeforeRetry(
             failures,

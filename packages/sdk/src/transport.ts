@@ -105,7 +105,8 @@ export class Transport {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly maxRetryAfterMs: number;
-  private readonly timeoutMs: number;
+  /** Each request's time-out unless the call sets its own. */
+  readonly timeoutMs: number;
 
   constructor(private readonly opts: TransportOptions) {
     if (typeof opts.apiKey !== 'string' || opts.apiKey === '') throw new TypeError('apiKey is required');

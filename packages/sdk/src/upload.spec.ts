@@ -7,6 +7,7 @@ import { ReadableStream } from 'node:stream/web';
 import { Hark, type UploadProgress } from './client';
 import { HarkUploadError } from './errors';
 import { FakeApi, envelope } from './fake-api.fixture';
+import type { Fetch } from './transport';
 
 const audio = randomBytes(100);
 const sha = createHash('sha256').update(audio).digest('hex');
@@ -45,12 +46,17 @@ describe('upload: buffers', () => {
     expect(api.stored(up.id).sha256).toBe(sha);
   });
 
-  it('uses 16 MiB chunks by default and refuses larger ones', async () => {
+  it('on a fast link chunks grow from 256 KiB to 16 MiB (4 times a step); larger ones are refused', async () => {
     const api = new FakeApi();
     const { hark } = client(api);
-    const big = Buffer.alloc(16 * 1024 * 1024 + 5, 1);
+    const KiB = 1024;
+    const sizes = [256 * KiB, 1024 * KiB, 4096 * KiB, 16384 * KiB, 16384 * KiB, 5];
+    const big = Buffer.alloc(
+      sizes.reduce((a, b) => a + b),
+      1,
+    );
     await hark.upload(big, { sha256: false });
-    expect(putSizes(api)).toEqual([16 * 1024 * 1024, 5]);
+    expect(putSizes(api)).toEqual(sizes);
     expect(api.of('POST')[0]!.query.get('sha256')).toBeNull();
     await expect(hark.upload(big, { chunkBytes: 16 * 1024 * 1024 + 1 })).rejects.toThrow(RangeError);
   });
@@ -114,6 +120,35 @@ describe('upload: buffers', () => {
     const up = await hark.upload(audio, { chunkBytes: 40, maxChunkRetries: 2 });
     expect(putSizes(api)).toEqual([40, 40, 40, 40, 40, 40, 20, 20, 20]);
     expect(api.stored(up.id).sha256).toBe(sha);
+  });
+
+  it('a slow link: chunks are sized to it, so none times out (fixed 16 MiB chunks never arrived)', async () => {
+    // About 1 MB/s, and a 600 ms request time-out: 1.5 MB in one PUT cannot make it.
+    const api = new FakeApi();
+    const link: Fetch = async (input, init) => {
+      const bytes = init.method === 'PUT' ? (init.body as Uint8Array).byteLength : 0;
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, bytes / 1000);
+        init.signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), {
+          once: true,
+        });
+      });
+      return api.fetch(input, init);
+    };
+    const big = randomBytes(1_500_000);
+    const hark = new Hark({
+      apiKey: 'tk_test',
+      baseUrl: 'http://hark.test',
+      fetch: link,
+      timeoutMs: 600,
+      sleep: async () => {},
+    });
+    const up = await hark.upload(big);
+    expect(api.stored(up.id).bytes.equals(big)).toBe(true);
+    expect(api.of('GET')).toEqual([]); // no PUT failed, so none had to be resumed
+    const sizes = putSizes(api);
+    expect(sizes[0]).toBe(256 * 1024);
+    expect(Math.max(...sizes)).toBeLessThan(400_000); // about a third of the time-out's worth
   });
 
   it('continues an existing upload from its receivedBytes', async () => {
