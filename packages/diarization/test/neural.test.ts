@@ -8,9 +8,8 @@ import { buildUtterances, labelWords, NeuralDiarizer, readWav, type Audio, type 
 // Each call is a few seconds of CPU (more on a loaded machine); the count test makes five.
 jest.setTimeout(240_000);
 
-const evalDir =
-  process.env['HARK_EVAL_DIR'] ??
-  resolve(process.env['HARK_SHARED_DIR'] ?? resolve(__dirname, '../../../../shared'), 'eval/diar');
+const sharedDir = process.env['HARK_SHARED_DIR'] ?? resolve(__dirname, '../../../../shared');
+const evalDir = process.env['HARK_EVAL_DIR'] ?? resolve(sharedDir, 'eval/diar');
 const diarizer = new NeuralDiarizer();
 afterAll(() => diarizer.close());
 
@@ -117,6 +116,28 @@ describe('neural diarization on real meeting speech', () => {
     expect(await count(3)).toBe(3);
     expect(await count({ min: 1, max: 1 })).toBe(1);
     expect(await count({ min: 3, max: 5 })).toBe(3);
+  });
+
+  it('an asked count is met even where the segmentation hears fewer voices: one voice asked 5 gives 5 (decisions: exactly that many)', async () => {
+    // jfk.wav: one man, 11 s; the segmentation has one local speaker in each of its two windows.
+    const jfk = await readWav(resolve(sharedDir, 'audio/jfk.wav'));
+    const one = await diarizer.diarizeAudio(jfk, { speakers: 1 });
+    const speech = seconds(one.segments, () => true);
+    expect(speech).toBeGreaterThan(7);
+    for (const [speakers, want] of [
+      [5, 5],
+      [{ min: 3, max: 4 }, 3],
+      [2, 2],
+    ] as const) {
+      const r = await diarizer.diarizeAudio(jfk, { speakers });
+      expect(r.speakerCount).toBe(want);
+      expect(new Set(r.segments.flatMap((s) => s.speakers)).size).toBe(want);
+      // The same speech, only more names on it.
+      expect(seconds(r.segments, () => true)).toBeCloseTo(speech, 1);
+    }
+    // trn05: four people, three of whom say under 1.5 s; estimated 1 or 2.
+    const { audio } = await load('trn05');
+    expect((await diarizer.diarizeAudio(audio, { speakers: 4 })).speakerCount).toBe(4);
   });
 
   it('an exact count above the estimate adds a quiet voice, not half of a talkative one (trn09)', async () => {

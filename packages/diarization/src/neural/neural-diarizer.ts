@@ -11,6 +11,7 @@ import {
   speakerCentroids,
   voicesHeardTogether,
 } from './embedding-clustering';
+import { fillCount } from './fill-count';
 import { relabelLongTurns } from './long-turns';
 import { Fbank, FBANK_DIMS, FRAME_SHIFT, segmentFeatures, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
@@ -182,6 +183,10 @@ export class NeuralDiarizer {
       segments = await relabelLongTurns(segments, centroids, this.opts.relabelMargin, (start, end) =>
         this.embedSpan(samples, start, end, signal),
       );
+    // An asked count the segmentation never heard that many voices for: split voices to meet it.
+    segments = await fillCount(segments, bounds.min, (start, end) =>
+      this.embedSpan(samples, start, end, signal),
+    );
     const named = relabel(segments);
     return { segments: named, speakerCount: new Set(named.flatMap((s) => s.speakers)).size };
   }
