@@ -175,6 +175,23 @@ describe('neural diarization on real meeting speech', () => {
     expect((await diarizer.diarizeAudio(audio, { speakers: 2 })).speakerCount).toBe(2);
   });
 
+  it('close() while a model loads or runs waits for it, then stops the thread: the process does not abort', async () => {
+    // Terminating onnxruntime's thread mid-run aborted the whole process (a worker given SIGTERM
+    // while a transcript's speech pass ran exited SIGABRT).
+    const { audio } = await load('trn05');
+    for (const delayMs of [0, 30, 300]) {
+      const own = new NeuralDiarizer();
+      const run = own.diarizeAudio(audio, { speakers: true }).then(
+        () => 'finished',
+        (e: Error) => e.message,
+      );
+      await new Promise((r) => setTimeout(r, delayMs));
+      await own.close();
+      expect(await run).toMatch(/finished|neural diarization worker exited/);
+    }
+    expect((await diarizer.diarizeAudio(audio, { speakers: 2 })).speakerCount).toBe(2);
+  });
+
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
     expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({

@@ -14,8 +14,14 @@ const canceled = new Set();
 let queue = Promise.resolve();
 parentPort.on('message', (msg) => {
   if (msg.type === 'cancel') canceled.add(msg.id);
+  else if (msg.type === 'close') queue = queue.then(release);
   else queue = queue.then(() => run(msg));
 });
+// After the run in progress (native code must not be torn down mid-run: the process aborts).
+async function release() {
+  for (const s of [seg, emb]) await s.then((x) => x.release()).catch(() => undefined);
+  process.exit(0);
+}
 async function run(msg) {
   try {
     if (canceled.has(msg.id)) throw new Error('canceled');
@@ -75,10 +81,22 @@ export class NeuralSession {
     return this.request('embed', features, 1, signal);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops the thread once the model run in progress ends (at most `graceMs`, then it is
+   * terminated): tearing onnxruntime down in the middle of a run or of loading a model aborts
+   * the whole process (a worker stopped with SIGTERM exited SIGABRT). Requests sent before run
+   * first; those sent after are rejected.
+   */
+  async close(graceMs = 10_000): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    await worker?.terminate();
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'close' });
+    worker.ref();
+    const timer = setTimeout(() => void worker.terminate(), graceMs);
+    await exited;
+    clearTimeout(timer);
   }
 
   private request(
