@@ -168,6 +168,9 @@ async function scoreSet(
     let countsRight = 0;
     const wordSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     const gatedSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
+    // Transcripts without speakers: the worker gates them by the segmentation-only speech pass.
+    const plainSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
+    let plainSeconds = 0;
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
@@ -194,6 +197,17 @@ async function scoreSet(
           wordSum[k] += w[k];
           gatedSum[k] += gated[k];
         }
+        if (diarizer instanceof NeuralDiarizer) {
+          const t0 = performance.now();
+          const speech = (await diarizer.speech(f.audio)).map((r) => ({ ...r, speakers: ['x'] }));
+          plainSeconds += (performance.now() - t0) / 1000;
+          const plain = scoreWords(
+            labelWords(wordsNearSpeech(fileWords, speech), result.segments),
+            ref,
+            e0.mapping,
+          );
+          for (const k of ['words', 'scored', 'wrong', 'outside'] as const) plainSum[k] += plain[k];
+        }
         wordRows.push(wordRow(name, f.id, idWidth, w));
       }
       rows.push(
@@ -210,6 +224,10 @@ async function scoreSet(
       gateRows.push(
         `${name.padEnd(8)} speech gate (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - gatedSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - gatedSum.scored} of ${wordSum.scored} in reference speech; WDER after ${pct(gatedSum.scored > 0 ? gatedSum.wrong / gatedSum.scored : 0).trim()}`,
       );
+      if (diarizer instanceof NeuralDiarizer)
+        gateRows.push(
+          `${name.padEnd(8)} speech pass, no speakers (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - plainSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - plainSum.scored} of ${wordSum.scored} in reference speech; ${plainSeconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio`,
+        );
     }
     summary.push(
       `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -131,6 +132,30 @@ describe('the real base model through the API', () => {
     const not = words.find((w) => plain(w.text) === 'not')!;
     expect(not.end).toBeGreaterThan(10.1);
     expect(not.end).toBeLessThan(10.5);
+  });
+
+  it('a plain transcript of speech and then 29 s of faint noise: the sentence once, not repeated in the noise (speech gate)', async () => {
+    // whisper.cpp decodes the noise window conditioned on the first one's text and writes the
+    // whole sentence again at 35-40 s. The segmentation hears speech only to 10.6 s: the gate
+    // (HARK_SPEECH_GATE, on by default with the neural models) leaves those words out.
+    const dir = await mkdtemp(path.join(tmpdir(), 'hark-noise-tail-'));
+    const file = path.join(dir, 'noise-tail.wav');
+    const ffmpeg = spawnSync('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-i', testAudio.jfkWav],
+      ...['-f', 'lavfi', '-t', '40', '-i', 'anoisesrc=a=0.01:c=brown:r=16000:seed=7'],
+      ...['-filter_complex', '[0]apad=pad_dur=29[a];[a][1]amix=inputs=2:duration=first:normalize=0'],
+      ...['-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', file],
+    ]);
+    expect(ffmpeg.status).toBe(0);
+    const t = await transcribe(file);
+    await rm(dir, { recursive: true, force: true });
+    expect(t).toMatchObject({ status: 'done', language: 'en', durationSeconds: 40 });
+    expect(plain(t.text as string)).toBe(
+      'and so my fellow americans ask not what your country can do for you ask what you can do for your country',
+    );
+    const words = t.words as Word[];
+    expectCleanWords(words, 40);
+    expect(Math.max(...words.map((w) => w.end))).toBeLessThan(11);
   });
 
   it('a real meeting with speakers: no word is left where the timeline hears nobody (speech gate)', async () => {

@@ -98,14 +98,16 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({ ...base, HARK_DIARIZER: 'pyannote' })).toThrow(/HARK_DIARIZER/);
   });
 
-  it('gates words by the timeline behind the neural diarizer unless told otherwise (HARK_SPEECH_GATE)', () => {
-    expect(loadWorkerConfig(base).diarizer.speechGate).toBe(true);
-    expect(loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic' }).diarizer.speechGate).toBe(false);
-    expect(loadWorkerConfig({ ...base, HARK_SPEECH_GATE: 'off' }).diarizer.speechGate).toBe(false);
-    expect(
-      loadWorkerConfig({ ...base, HARK_DIARIZER: 'classic', HARK_SPEECH_GATE: 'on' }).diarizer.speechGate,
-    ).toBe(true);
-    expect(() => loadWorkerConfig({ ...base, HARK_SPEECH_GATE: 'yes' })).toThrow(/HARK_SPEECH_GATE/);
+  it('gates the words of every transcript behind the neural diarizer unless told otherwise (HARK_SPEECH_GATE)', () => {
+    const gate = (env: Record<string, string>) => loadWorkerConfig({ ...base, ...env }).diarizer.speechGate;
+    expect(gate({})).toBe('all');
+    expect(gate({ HARK_SPEECH_GATE: 'on' })).toBe('all');
+    expect(gate({ HARK_SPEECH_GATE: 'speakers' })).toBe('speakers');
+    expect(gate({ HARK_SPEECH_GATE: 'off' })).toBe('off');
+    // The classic pipeline has no speech pass: at most the transcripts with speakers, when asked.
+    expect(gate({ HARK_DIARIZER: 'classic' })).toBe('off');
+    expect(gate({ HARK_DIARIZER: 'classic', HARK_SPEECH_GATE: 'on' })).toBe('speakers');
+    expect(() => gate({ HARK_SPEECH_GATE: 'yes' })).toThrow(/HARK_SPEECH_GATE/);
   });
 
   it('decodes everything by default; WHISPER_VAD=on decodes only the speech Silero finds, each setting checked', () => {

@@ -98,12 +98,18 @@ export interface DiarizerConfig {
   /** `HARK_DIARIZER_THREADS`: onnxruntime threads of the neural diarizer. Default min(2, cores). */
   threads: number;
   /**
-   * `HARK_SPEECH_GATE`: on transcripts with speakers, drop the words that come no nearer than
-   * 0.25 s to the diarization timeline (text Whisper invents in silence). `auto` (the default):
-   * with the neural diarizer, whose segmentation hears speech well enough; `on`; `off`.
+   * `HARK_SPEECH_GATE`: drop the words that come no nearer than 0.25 s to where the speech
+   * segmentation hears someone (text Whisper invents in silence and noise). `all`: every
+   * transcript (with speakers by the diarization timeline, without by a segmentation-only pass,
+   * `NeuralDiarizer.speech`); `speakers`: transcripts with speakers only; `off`. From
+   * `HARK_SPEECH_GATE` `auto` (the default; `all` with the neural diarizer, whose models it
+   * needs, `off` with the classic one), `on` (`all`, or `speakers` with the classic diarizer),
+   * `speakers`, `off`.
    */
-  speechGate: boolean;
+  speechGate: SpeechGate;
 }
+
+export type SpeechGate = 'all' | 'speakers' | 'off';
 
 export interface WorkerConfig extends CommonConfig {
   whisper: WhisperConfig;
@@ -172,14 +178,18 @@ function vadOptions(env: Env): VadOptions | null {
 }
 
 /**
- * `HARK_SPEECH_GATE` as a yes or no: `auto` gates behind the neural diarizer only. Over fifteen
- * real meeting excerpts its timeline drops 55 of the 72 words the engine wrote in reference
- * silence and 2 of the 715 in speech; the classic one (Silero VAD) would drop 27 real words
- * (bench/der/README.md, "Words in silence").
+ * `HARK_SPEECH_GATE`: `auto` gates every transcript behind the neural diarizer's segmentation.
+ * Over fifteen real meeting excerpts its timeline drops 55 of the 72 words the engine wrote in
+ * reference silence and 2 of the 715 in speech, and the segmentation-only pass of transcripts
+ * without speakers the same 55 and 3; on read speech (jfk.wav, speech-60s.wav, 16 LJSpeech
+ * utterances) it drops none of 416. The classic pipeline (Silero VAD) would drop 27 real words
+ * and has no speech pass of its own (bench/der/README.md, "Words in silence").
  */
-function speechGate(env: Env, kind: DiarizerConfig['kind']): boolean {
-  const asked = oneOf(env, 'HARK_SPEECH_GATE', ['auto', 'on', 'off'] as const, 'auto');
-  return asked === 'auto' ? kind === 'neural' : asked === 'on';
+function speechGate(env: Env, kind: DiarizerConfig['kind']): SpeechGate {
+  const asked = oneOf(env, 'HARK_SPEECH_GATE', ['auto', 'on', 'speakers', 'off'] as const, 'auto');
+  if (asked === 'off' || asked === 'speakers') return asked;
+  if (kind === 'neural') return 'all';
+  return asked === 'on' ? 'speakers' : 'off';
 }
 
 /** Parses the worker's configuration once at boot. Throws ConfigError naming the bad variable. */

@@ -11,7 +11,7 @@ import {
 } from '@hark/media';
 import { type CompletionInput, billableSeconds, holdForDuration } from '@hark/transcripts';
 import type { Logger } from 'pino';
-import type { WordTimestampPolicy } from './config';
+import type { SpeechGate, WordTimestampPolicy } from './config';
 import { failure } from './failures';
 import { buildContent } from './transcript-content';
 
@@ -24,6 +24,15 @@ export interface Engine {
 /** The diarizer as the pipeline uses it (@hark/diarization `Diarizer`). */
 export interface SpeakerDiarizer {
   diarize(wavPath: string, options: DiarizeOptions): Promise<DiarizationResult>;
+  /** Where anyone speaks, without names (`NeuralDiarizer.speech`): the gate of transcripts without speakers. */
+  speech?(wavPath: string, options: { signal?: AbortSignal }): Promise<{ start: number; end: number }[]>;
+}
+
+type Regions = { start: number; end: number }[];
+/** What runs beside the engine: the speaker timeline, and where the speech gate hears speech. */
+interface Beside {
+  diarization: DiarizationResult | null;
+  speech: Regions | null;
 }
 
 export interface PipelineDeps {
@@ -33,8 +42,11 @@ export interface PipelineDeps {
   maxAudioSeconds: number;
   /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `dtw`. */
   wordTimestamps?: WordTimestampPolicy;
-  /** HARK_SPEECH_GATE: drop the words the diarization timeline does not come near (`buildContent`). Default off. */
-  speechGate?: boolean;
+  /**
+   * HARK_SPEECH_GATE: drop the words that come nowhere near speech (`buildContent`), on every
+   * transcript (`all`; those without speakers by `diarizer.speech`) or those with speakers. Default off.
+   */
+  speechGate?: SpeechGate;
   log: Logger;
   /** Told each engine run's wall time against the audio's length (WorkerMetrics). */
   metrics?: { engineRun(engineSeconds: number, audioSeconds: number): void };
@@ -108,8 +120,9 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   }
 
   const speakers = input.speakers;
-  const [result, diarization] = await timed('transcribe', () =>
-    bothOrNeither(signal, (s) => [
+  const gate = deps.speechGate ?? 'off';
+  const [result, { diarization, speech }] = await timed('transcribe', () =>
+    bothOrNeither<WhisperResult, Beside>(signal, (s) => [
       timedEngine(deps, audioSeconds, () =>
         deps.engine.transcribe({
           ...input.engineOptions,
@@ -119,12 +132,18 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
           signal: s,
         }),
       ),
-      speakers === null ? Promise.resolve(null) : deps.diarizer.diarize(wavPath, { speakers, signal: s }),
+      speakers === null
+        ? gate === 'all'
+          ? speechOf(deps, wavPath, s).then((regions) => ({ diarization: null, speech: regions }))
+          : Promise.resolve({ diarization: null, speech: null })
+        : deps.diarizer
+            .diarize(wavPath, { speakers, signal: s })
+            .then((d) => ({ diarization: d, speech: gate === 'off' ? null : d.segments })),
     ]),
   );
   const words = withinAudio(result.words, wav.durationSeconds);
   const { content, speakerCount } = buildContent(words, input.glossary, diarization, result.segments, {
-    speechGate: deps.speechGate ?? false,
+    speech,
   });
   return {
     status: 'ready',
@@ -136,6 +155,21 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
       content,
     },
   };
+}
+
+/**
+ * Where anyone speaks, for the gate of a transcript without speakers; null (no gate) when the
+ * diarizer has no speech pass or it fails: a gate that cannot run never fails a transcription.
+ */
+async function speechOf(deps: PipelineDeps, wavPath: string, signal: AbortSignal): Promise<Regions | null> {
+  if (!deps.diarizer.speech) return null;
+  try {
+    return await deps.diarizer.speech(wavPath, { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    deps.log.warn({ err: (error as Error).message }, 'speech gate skipped: the speech pass failed');
+    return null;
+  }
 }
 
 /**

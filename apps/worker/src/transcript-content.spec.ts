@@ -81,7 +81,7 @@ describe('buildContent', () => {
       { start: 4, end: 7, text: 'y', tokens: [2], avgLogprob: -0.9 },
     ];
     const gated = buildContent(words, null, { segments, speakerCount: 2 }, engineSegments, {
-      speechGate: true,
+      speech: segments,
     });
     expect(gated.content.text).toBe('deploy kubernetes, today.');
     expect((gated.content.words as { text: string }[]).map((x) => x.text)).toEqual([
@@ -95,15 +95,15 @@ describe('buildContent', () => {
     ]);
     expect((gated.content.segments as { start: number }[]).map((x) => x.start)).toEqual([0]);
     expect(gated.speakerCount).toBe(2);
-    // Off (the default), or without speakers, or when the timeline heard nobody: every word stays.
+    // Without speakers, by the speech pass's regions: the same words, no labels.
+    const plain = buildContent(words, null, null, undefined, { speech: [{ start: 0, end: 4 }] });
+    expect(plain.content.text).toBe('deploy kubernetes, today.');
+    expect(plain.speakerCount).toBeNull();
+    // Off (the default), or when nobody was heard at all: every word stays.
     const off = buildContent(words, null, { segments, speakerCount: 2 });
     expect(off.content.text).toBe('deploy kubernetes, today. Thanks watching.');
-    expect(buildContent(words, null, null, undefined, { speechGate: true }).content.text).toBe(
-      'deploy kubernetes, today. Thanks watching.',
-    );
-    const nobody = buildContent(words, null, { segments: [], speakerCount: 0 }, undefined, {
-      speechGate: true,
-    });
+    expect(buildContent(words, null, null).content.text).toBe('deploy kubernetes, today. Thanks watching.');
+    const nobody = buildContent(words, null, { segments: [], speakerCount: 0 }, undefined, { speech: [] });
     expect(nobody.content.words.length).toBe(5);
   });
 

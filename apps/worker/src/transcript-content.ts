@@ -92,23 +92,30 @@ export function parseSpeakers(value: unknown): SpeakersOption | null {
  * `diarization` is null when speakers were not requested: no labels, utterances split at
  * pauses, `diarizationSegments` and `speakerCount` null. With a timeline, every word takes the
  * speaker whose segments cover it longest and utterances are runs of one speaker's words
- * (@hark/diarization `labelWords` / `buildUtterances`). With `speechGate`, the words that come
- * no nearer than 0.25 s to the timeline are left out first (@hark/diarization `wordsNearSpeech`:
- * text the engine invented in silence), from the text, words, utterances and segments alike.
+ * (@hark/diarization `labelWords` / `buildUtterances`). With `speech` (where someone speaks: the
+ * diarization timeline, or the speech pass of a transcript without speakers), the words that
+ * come no nearer than 0.25 s to it are left out first (@hark/diarization `wordsNearSpeech`: text
+ * the engine invented in silence or noise), from the text, words, utterances and segments alike;
+ * where it hears nobody at all, every word stays.
  */
 export function buildContent(
   engineWords: readonly TimedWord[],
   glossary: Glossary | null,
   diarization: DiarizationResult | null,
   engineSegments?: readonly WhisperSegment[],
-  { speechGate = false }: { speechGate?: boolean } = {},
+  { speech = null }: { speech?: readonly { start: number; end: number }[] | null } = {},
 ): { content: TranscriptContentInput; speakerCount: number | null } {
   const corrected = applyCorrections(engineWords, glossary).map((w) => ({
     start: w.start,
     end: w.end,
     text: w.text,
   }));
-  const kept = diarization && speechGate ? wordsNearSpeech(corrected, diarization.segments) : corrected;
+  const kept = speech
+    ? wordsNearSpeech(
+        corrected,
+        speech.map((s) => ({ ...s, speakers: [] })),
+      )
+    : corrected;
   const built = buildLabelled(kept, diarization);
   if (engineSegments === undefined) return built;
   return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, kept) } };

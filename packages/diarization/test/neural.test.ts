@@ -192,6 +192,23 @@ describe('neural diarization on real meeting speech', () => {
     expect((await diarizer.diarizeAudio(audio, { speakers: 2 })).speakerCount).toBe(2);
   });
 
+  it('speech(): where anyone speaks, from the segmentation alone, read from the file a block at a time', async () => {
+    const jfk = await diarizer.speech(resolve(sharedDir, 'audio/jfk.wav'));
+    // jfk.wav: speech from about 0.3 s to 10.6 s, with pauses after "Americans" and "not".
+    expect(jfk.length).toBeGreaterThanOrEqual(2);
+    expect(jfk[0]!.start).toBeGreaterThan(0.1);
+    expect(jfk[0]!.start).toBeLessThan(0.5);
+    expect(jfk.at(-1)!.end).toBeGreaterThan(10.2);
+    expect(jfk.at(-1)!.end).toBeLessThan(11);
+    // The same speech as the speakers' timeline, within a few tenths of a second overall.
+    const { audio } = await load('trn03');
+    const timeline = (await diarizer.diarizeAudio(audio, { speakers: true })).segments;
+    const total = (r: { start: number; end: number }[]) => r.reduce((sum, x) => sum + x.end - x.start, 0);
+    expect(Math.abs(total(await diarizer.speech(`${evalDir}/trn03.wav`)) - total(timeline))).toBeLessThan(
+      1.5,
+    );
+  });
+
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
     expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({

@@ -1,4 +1,7 @@
-import { parseWav, WavFormatError } from './wav-reader';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseWav, WavBlocks, WavFormatError } from './wav-reader';
 
 function wav(
   samples: number[],
@@ -66,5 +69,37 @@ describe('parseWav', () => {
     expect(() => parseWav(wav([1, 2], { bits: 24 }))).toThrow(/16-bit/);
     expect(() => parseWav(wav([1, 2], { format: 3 }))).toThrow(WavFormatError);
     expect(() => parseWav(wav([]).subarray(0, 36))).toThrow(/no data/);
+  });
+});
+
+describe('WavBlocks', () => {
+  it('reads any range of the samples from the file, the same as parseWav, and fewer past the end', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hark-wav-'));
+    try {
+      const samples = Array.from({ length: 1000 }, (_, i) => (i * 37) % 30000);
+      const file = path.join(dir, 'a.wav');
+      await writeFile(file, wav(samples, { extraChunk: true }));
+      const whole = parseWav(wav(samples, { extraChunk: true })).samples;
+      const blocks = await WavBlocks.open(file);
+      try {
+        expect([blocks.sampleRate, blocks.length]).toEqual([16000, 1000]);
+        expect(Array.from(await blocks.read(0, 1000))).toEqual(Array.from(whole));
+        expect(Array.from(await blocks.read(990, 100))).toEqual(Array.from(whole.subarray(990)));
+        expect((await blocks.read(1000, 5)).length).toBe(0);
+      } finally {
+        await blocks.close();
+      }
+      // A streamed WAV's data size (0) reads to the end of the file.
+      const streamed = wav(samples);
+      streamed.writeUInt32LE(0, streamed.indexOf('data') + 4);
+      await writeFile(file, streamed);
+      const s = await WavBlocks.open(file);
+      expect(s.length).toBe(1000);
+      await s.close();
+      await writeFile(file, 'not a wav');
+      await expect(WavBlocks.open(file)).rejects.toThrow(WavFormatError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
