@@ -237,6 +237,28 @@ describe('redactPreview', () => {
     expect(redactPreview('x -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B')).toBe(`x ${R}`);
   });
 
+  it('sees through percent-encoding: a form or query echoed back has its credentials removed too', () => {
+    const sas =
+      'https://acct.blob.core.windows.net/c/a.wav?sv=2022-11-02&se=2026-12-01&sig=Xk7q9VbN3%2BhRt5Lw2%2FyPz0aQe8Uc4Kd1Fg6Hj9Mn2Bo%3D';
+    for (const body of [
+      sas,
+      `got url=${encodeURIComponent(sas)}`,
+      'Authorization%3A%20Bearer%20abc123secret',
+      'api_key%3Dsupersecretvalue123',
+      'q=1&data=password%3Dhunter2secret',
+    ]) {
+      const out = redactPreview(body)!;
+      expect(out).toContain(REDACTED);
+      for (const secret of ['Xk7q9VbN3', 'abc123secret', 'supersecretvalue123', 'hunter2secret'])
+        expect(out).not.toContain(secret);
+    }
+    // Encoded text without a credential stays as it was sent.
+    expect(redactPreview('path=%2Fv1%2Ftranscripts&q=hello%20world')).toBe(
+      'path=%2Fv1%2Ftranscripts&q=hello%20world',
+    );
+    expect(redactPreview('broken %E0%A4%A escape, 100%')).toBe('broken %E0%A4%A escape, 100%');
+  });
+
   it('is idempotent', () => {
     const samples = [
       `Authorization: Bearer ${jwt}\r\n{"password":"x","api_key":"${apiKey}","sig":"${hex64}"}`,
@@ -260,6 +282,8 @@ describe('redactPreview', () => {
     ['escaped quotes', '\\"token\\":\\"'.repeat(5_000) + 'x'.repeat(5_000)],
     ['pem starts', '-----BEGIN PRIVATE KEY-----'.repeat(3_000)],
     ['base64 run', 'Ab1+'.repeat(25_000)],
+    ['percent escapes', 'a%2'.repeat(10_000)],
+    ['one escape at the end of a long run', 'a'.repeat(8_000) + '%41'],
   ])('does not backtrack catastrophically on hostile input (%s)', (_label, body) => {
     // A guard against runaway regexes, not a speed target: CPU time of this process (wall time
     // also counts other jest workers on a loaded machine). Each case takes 2-35 ms here; a

@@ -9,10 +9,11 @@ const INPUT_MAX_CHARS = 8192;
 
 // Key names whose values are credentials, in JSON, form, query, header or YAML-ish text. Matched
 // anywhere inside the name (`client_secret`, `x-api-key`, `refresh_token`), case-insensitively.
-const SECRET_WORDS = String.raw`pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization|cookie|session`;
-// `pass` and `auth` are too short to match inside a name (passenger, author), so they count only
-// as a whole segment of it (`pass`, `user_pass`, `x-auth`, `basic_auth`).
-const SHORT_WORDS = String.raw`(?:[\w.-]*?[_.-])?(?:pass|auth)(?![A-Za-z0-9])[\w.-]*`;
+const SECRET_WORDS = String.raw`pass(?:word|wd|phrase)|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization|cookie|session|signature`;
+// `pass`, `auth` and `sig` (an Azure SAS signature) are too short to match inside a name
+// (passenger, author, signal), so they count only as a whole segment of it (`pass`, `user_pass`,
+// `x-auth`, `basic_auth`, `sig`).
+const SHORT_WORDS = String.raw`(?:[\w.-]*?[_.-])?(?:pass|auth|sig)(?![A-Za-z0-9])[\w.-]*`;
 const NAME = String.raw`(?:[\w.-]*?(?:${SECRET_WORDS})[\w.-]*|${SHORT_WORDS})`;
 // An unquoted credential value can start with its scheme (`Authorization=Bearer abc`): the
 // scheme and the credential after it go together.
@@ -80,8 +81,35 @@ const RULES: Rule[] = [
   ],
 ];
 
-function redact(text: string): string {
+function redactPlain(text: string): string {
   return RULES.reduce((acc, [pattern, replacement]) => acc.replace(pattern, replacement as never), text);
+}
+
+// A run of text holding percent-escapes (a form or a query echoed back): `api_key%3Dabc`,
+// `sig=Xk7q%2BhR...%3D`, `Authorization%3A%20Bearer%20abc`.
+// Anchored at the run's start, which keeps the search linear on a long run without escapes.
+const ENCODED_RUN = /(?<![^\s"'<>])[^\s"'<>]*%[0-9A-Fa-f]{2}[^\s"'<>]*/g;
+
+/** `%XX` escapes decoded (as UTF-8, else byte by byte); `+` stays `+` (base64 keeps it). */
+function percentDecode(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return run.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+}
+
+/**
+ * The rules, on the text and on the decoded form of its percent-encoded runs: a run whose decoded
+ * form has a credential is shown decoded and redacted; the others are kept as sent.
+ */
+function redact(text: string): string {
+  const decodedRuns = text.replace(ENCODED_RUN, (run) => {
+    const decoded = percentDecode(run);
+    const redacted = redactPlain(decoded);
+    return redacted === decoded ? run : redacted;
+  });
+  return redactPlain(decodedRuns);
 }
 
 function firstChars(text: string, max: number): string {
@@ -95,7 +123,7 @@ function firstChars(text: string, max: number): string {
  * credentials, credential headers, `tk_` API keys and common vendor keys, JWTs, values of
  * password/pass/auth/secret/token/api-key-like fields in JSON, form, header and XML text (with
  * the scheme word of an unquoted `Authorization=Bearer <token>`), URL userinfo,
- * PEM private keys, long hex and base64 runs).
+ * PEM private keys, long hex and base64 runs), also inside percent-encoded text.
  *
  * Redaction runs before truncation, so a secret that straddles the 512th character is seen whole
  * and removed whole rather than leaving its first half; it runs again after truncation to catch
