@@ -130,7 +130,8 @@ async function runJob(
   try {
     // A previous run of this job on this machine may have died and left its files.
     await rm(workDir, { recursive: true, force: true });
-    await mkdir(workDir, { recursive: true });
+    // The job's audio (download, decoded WAV) is readable by this service's user only.
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
     log.info({ source: t.url ? 'url' : 'upload' }, 'transcription started');
     const audioPath = await fetchAudio(deps.audio, t, workDir, signal);
     const result = await runPipeline(

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalBlobStore } from './local-blob-store';
@@ -35,6 +35,16 @@ describe('LocalBlobStore', () => {
       }),
     ).toEqual({ bytes: 5, uploadId: null });
     expect(await readFile(path.join(dir, 'a'), 'utf8')).toBe('hello world');
+  });
+
+  it('audio is readable by its owner only: files 0600 in a folder it makes 0700 (lifecycle audit)', async () => {
+    const nested = new LocalBlobStore(path.join(dir, 'uploads'));
+    await nested.appendAt('a', at(0), chunks(Buffer.from('hello world')), { maxBytes: 100, tooLarge });
+    expect((await stat(path.join(dir, 'uploads'))).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(dir, 'uploads', 'a'))).mode & 0o777).toBe(0o600);
+    // A copy of the first bytes (a crash left more than recorded) is the owner's only too.
+    await nested.fetchTo('a', 5, path.join(dir, 'copy'));
+    expect((await stat(path.join(dir, 'copy'))).mode & 0o777).toBe(0o600);
   });
 
   it('a failing body leaves the blob at its old length', async () => {

@@ -128,8 +128,9 @@ export class LocalBlobStore implements BlobStore {
     opts: AppendOptions,
   ): Promise<Appended> {
     const file = this.file(key);
-    await mkdir(this.dir, { recursive: true });
-    const fh = await open(file, 'a+');
+    // Audio is the caller's: readable by this service's user only, whatever the umask.
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const fh = await open(file, 'a+', 0o600);
     // Fewer bytes than recorded means recorded ones are lost, which no append may paper over
     // (truncating up to `offset` would fill the gap with zeros).
     const size = (await fh.stat()).size;
@@ -176,9 +177,9 @@ export class LocalBlobStore implements BlobStore {
     if (size === null) throw new BlobMissingError(key, 'missing');
     if (size < length) throw new BlobMissingError(key, 'short');
     if (size === length) return symlink(path.resolve(file), dest);
-    if (length === 0) return writeFile(dest, '', { flag: 'wx' });
+    if (length === 0) return writeFile(dest, '', { flag: 'wx', mode: 0o600 });
     const from = createReadStream(file, { start: 0, end: length - 1 });
-    await pipeline(from, createWriteStream(dest, { flags: 'wx' }), { signal: opts.signal });
+    await pipeline(from, createWriteStream(dest, { flags: 'wx', mode: 0o600 }), { signal: opts.signal });
   }
 
   async remove(key: string): Promise<void> {
