@@ -1,7 +1,11 @@
 import { createAccount, grant, issueApiKey, listApiKeys, revokeApiKey, topUp } from '@hark/billing';
-import { LIMITS, moneyToJson } from '@hark/core';
+import { LIMITS } from '@hark/core';
 import type { Db } from '@hark/db';
 import Decimal from 'decimal.js';
+import { Money } from './format';
+
+/** NUMERIC(30,10) has 30 digits; Decimal's default precision is 20 significant digits. */
+const Exact = Decimal.clone({ precision: 40 });
 
 /** Operator commands: each returns plain data; the caller prints it as text or JSON. */
 export class OperatorCommands {
@@ -67,9 +71,9 @@ export class OperatorCommands {
       accountId: a.id,
       name: a.name,
       currency: 'USD',
-      total: moneyToJson(a.total),
-      reserved: moneyToJson(a.reserved),
-      available: moneyToJson(new Decimal(a.total.toString()).minus(a.reserved.toString())),
+      total: new Money(a.total),
+      reserved: new Money(a.reserved),
+      available: new Money(new Exact(a.total.toString()).minus(a.reserved.toString())),
       toppedUp: a.toppedUp,
       maxRunning: a.toppedUp ? null : LIMITS.freeConcurrentTranscripts,
       defaultRetentionDays: a.defaultRetentionDays,
@@ -87,12 +91,12 @@ export class OperatorCommands {
       accountId,
       transcripts: sum._count,
       seconds: sum._sum.seconds ?? 0,
-      cost: moneyToJson(sum._sum.cost ?? 0),
+      cost: new Money(sum._sum.cost ?? 0),
       records: records.map((r) => ({
         transcriptId: r.transcriptId,
         seconds: r.seconds,
-        rate: moneyToJson(r.rate),
-        cost: moneyToJson(r.cost),
+        rate: new Money(r.rate),
+        cost: new Money(r.cost),
         createdAt: r.createdAt.toISOString(),
       })),
     };

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { Db } from '@hark/db';
 import { isHarkError } from '@hark/core';
 import { OperatorCommands, UsageError } from './commands';
-import { formatHuman } from './format';
+import { formatHuman, formatJson } from './format';
 
 type Connect = () => Promise<{ db: Db; secret: string }>;
 
@@ -39,7 +39,7 @@ export function buildProgram(connect: Connect, setExit: (code: number) => void, 
     const { db, secret } = await connect();
     try {
       const result = await fn(new OperatorCommands(db, secret));
-      out.log(program.opts().json ? JSON.stringify(result, null, 2) : formatHuman(title, result));
+      out.log(program.opts().json ? formatJson(result) : formatHuman(title, result));
     } catch (e) {
       if (e instanceof UsageError || isHarkError(e) || e instanceof RangeError) {
         out.error(`hark: ${e.message}`);

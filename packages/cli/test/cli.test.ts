@@ -22,6 +22,26 @@ async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> 
 }
 
 describe('hark operator CLI (built binary, real Postgres)', () => {
+  it('money is printed exactly, never through a float (decisions: exact decimals)', async () => {
+    const acct = await json<{ accountId: string }>(
+      'account',
+      'create',
+      '--name',
+      'cli-exact',
+      '--trial-credits',
+      '123456789012345.6789012345',
+    );
+    const top = await hark('--json', 'topup', acct.accountId, '999999999999999999.9999999999');
+    expect(top.code).toBe(0);
+    // JSON numerals with every digit (a float would print 1000123456789012400).
+    expect(top.stdout).toContain('"total": 1000123456789012345.6789012344');
+    expect(top.stdout).toContain('"reserved": 0,');
+    expect(JSON.parse(top.stdout)).toMatchObject({ toppedUp: true });
+    const human = await hark('balance', acct.accountId);
+    expect(human.stdout).toContain('total: 1000123456789012345.6789012344');
+    expect(human.stdout).toContain('available: 1000123456789012345.6789012344');
+  });
+
   it('account, keys, top-up, grant, balance, usage', async () => {
     const acct = await json<{
       accountId: string;
