@@ -63,7 +63,8 @@ RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
 
 # ---- runtime ----
 FROM ${NODE_IMAGE} AS runtime
-# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit); libgomp1 is
+# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit; setpriv kills the
+# engine and ffmpeg with the worker); libgomp1 is
 # whisper-cli's OpenMP runtime.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 util-linux \

@@ -73,7 +73,8 @@ RUN --mount=type=cache,id=hark-pnpm-store,target=/pnpm/store \
 
 # ---- runtime: CUDA runtime libraries (cudart, cuBLAS) + Node copied from the official image ----
 FROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu${UBUNTU_VERSION} AS runtime
-# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit); libgomp1 is
+# ffmpeg/ffprobe decode the audio (under util-linux prlimit's address-space limit; setpriv kills the
+# engine and ffmpeg with the worker); libgomp1 is
 # whisper-cli's OpenMP runtime.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg libgomp1 util-linux \

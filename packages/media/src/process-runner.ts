@@ -8,7 +8,7 @@ const STDERR_TAIL_BYTES = 8 * 1024;
 export interface RunOptions {
   /** Aborting SIGKILLs the child at once and rejects with `MediaAbortError`. */
   signal?: AbortSignal;
-  /** Receives the shell-quoted command line before the process starts. Default: none. */
+  /** Receives the shell-quoted command line (without the setpriv/prlimit wrappers) before the process starts. Default: none. */
   debug?: (commandLine: string) => void;
   /** Keep stdout and return it; when false it is discarded. Default: true. */
   captureStdout?: boolean;
@@ -99,32 +99,45 @@ export function stderrSummary(stderr: string): string {
   return lines.findLast((l) => /\berror\b/i.test(l)) ?? lines[lines.length - 1] ?? '';
 }
 
-let prlimitPath: string | null | undefined;
+const toolPaths = new Map<string, string | null>();
 
-/** util-linux `prlimit` on PATH (looked up once), or null. */
-export function findPrlimit(): string | null {
-  if (prlimitPath !== undefined) return prlimitPath;
-  prlimitPath = null;
+/** A util-linux tool on PATH (looked up once), or null. */
+function findTool(name: string): string | null {
+  if (toolPaths.has(name)) return toolPaths.get(name)!;
+  let found: string | null = null;
   for (const dir of (process.env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
     try {
-      accessSync(join(dir, 'prlimit'), constants.X_OK);
-      prlimitPath = join(dir, 'prlimit');
+      accessSync(join(dir, name), constants.X_OK);
+      found = join(dir, name);
       break;
     } catch {
       // not in this folder
     }
   }
-  return prlimitPath;
+  toolPaths.set(name, found);
+  return found;
 }
 
-/** What to spawn for `command`: itself, or `prlimit --as=N -- command` to cap its address space. */
-function limited(command: string, args: readonly string[], maxAddressSpaceBytes: number | undefined) {
+/** util-linux `prlimit` on PATH (looked up once), or null. */
+export function findPrlimit(): string | null {
+  return findTool('prlimit');
+}
+
+/**
+ * What to spawn for `command`. Each wrapper execs the next (same pid): util-linux `setpriv
+ * --pdeathsig KILL`, so the child is killed when this process dies, even by SIGKILL (a worker
+ * killed mid-job left its whisper-cli running for the rest of the file while the job ran again
+ * elsewhere), and `prlimit --as=N` to cap its address space. A wrapper that is not installed
+ * is left out.
+ */
+function wrapped(command: string, args: readonly string[], maxAddressSpaceBytes: number | undefined) {
+  const line: string[] = [];
+  const setpriv = findTool('setpriv');
+  if (setpriv !== null) line.push(setpriv, '--pdeathsig', 'KILL', '--');
   const prlimit = maxAddressSpaceBytes === undefined ? null : findPrlimit();
-  if (prlimit === null) return { file: command, argv: [...args] };
-  return {
-    file: prlimit,
-    argv: [`--as=${Math.floor(maxAddressSpaceBytes as number)}`, '--', command, ...args],
-  };
+  if (prlimit !== null) line.push(prlimit, `--as=${Math.floor(maxAddressSpaceBytes as number)}`, '--');
+  if (line.length === 0) return { file: command, argv: [...args] };
+  return { file: line[0]!, argv: [...line.slice(1), command, ...args] };
 }
 
 /**
@@ -141,8 +154,8 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     onSpawn,
   } = options;
   if (signal?.aborted) return Promise.reject(new MediaAbortError(undefined, signal.reason));
-  const { file, argv } = limited(command, args, options.maxAddressSpaceBytes);
-  debug?.(formatCommandLine(file, argv));
+  const { file, argv } = wrapped(command, args, options.maxAddressSpaceBytes);
+  debug?.(formatCommandLine(command, args)); // the command asked for, without the wrappers
 
   return new Promise<RunResult>((resolve, reject) => {
     const started = Date.now();
@@ -222,8 +235,9 @@ export const runProcess: RunProcess = (command, args, options = {}) => {
     child.on('close', (code, sig) => {
       if (killedFor) return finish(killedFor);
       if (code === 0) return finish(null);
-      // prlimit could not exec the command: the same failure as spawning it directly.
-      const execFailed = file !== command && /^prlimit: failed to execute .*: (.*)$/m.exec(stderrText());
+      // A wrapper could not exec the command: the same failure as spawning it directly.
+      const execFailed =
+        file !== command && /^(?:prlimit|setpriv): failed to execute .*: (.*)$/m.exec(stderrText());
       if (execFailed && (code === 126 || code === 127)) {
         const errno = code === 127 ? 'ENOENT' : 'EACCES';
         const details = { command, exitCode: null, signal: null, stderr: '', spawnErrorCode: errno };

@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { MediaAbortError, ProcessError, findPrlimit, isAbortError, runProcess } from '../src';
 import { isAlive } from './media-test-env';
 
@@ -59,6 +64,44 @@ describe('runProcess (real processes)', () => {
     await expect(
       runProcess('/nonexistent/hark-binary', [], { maxAddressSpaceBytes: 512 * 1024 ** 2 }),
     ).rejects.toMatchObject({ name: 'ProcessError', spawnErrorCode: 'ENOENT', exitCode: null });
+  });
+
+  it('the child dies with the process that started it: a SIGKILLed worker leaves no engine running', async () => {
+    // The runner bundled for a plain node process, which starts a long child and is then killed.
+    const dir = mkdtempSync(path.join(tmpdir(), 'hark-runner-'));
+    try {
+      const bundle = path.join(dir, 'runner.js');
+      buildSync({
+        entryPoints: [path.resolve(__dirname, '../src/process-runner.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        outfile: bundle,
+        logLevel: 'silent',
+      });
+      for (const options of ['{}', '{ maxAddressSpaceBytes: 2 ** 31 }']) {
+        const parent = spawn(
+          process.execPath,
+          [
+            '-e',
+            `require(${JSON.stringify(bundle)}).runProcess('sleep', ['30'], { ...${options}, onSpawn: (pid) => console.log(pid) }).catch(() => {})`,
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        const pid = await new Promise<number>((resolve) =>
+          parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+        );
+        expect(isAlive(pid)).toBe(true);
+        parent.kill('SIGKILL');
+        const deadline = Date.now() + 5000;
+        while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        const orphan = isAlive(pid);
+        if (orphan) process.kill(pid, 'SIGKILL');
+        expect(orphan).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('kills a process that overruns its time-out', async () => {
