@@ -249,6 +249,96 @@ describe('delete', () => {
     const usage = await api.db.usageRecord.findUnique({ where: { transcriptId: id } });
     expect(usage).toMatchObject({ seconds: 5 });
   });
+  it('erases the caller data on the row and on its delivery records; keeps what usage and billing need', async () => {
+    // Deletion used to leave the audio URL (presigned credentials included), the webhook URL
+    // (its token), metadata, externalId, the OpenAI-route prompt and the delivery records.
+    const uploadId = await newUpload();
+    const res = await request(api.app)
+      .post('/v1/transcripts')
+      .set(api.auth)
+      .send({
+        uploadId,
+        webhookUrl: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+        metadata: { patient: 'Jane Doe' },
+        externalId: 'case-4711-jane-doe',
+        glossary: { country: 'nation' },
+      })
+      .expect(201);
+    const id = res.body.data.id as string;
+    await finish(id, 5);
+    // What the other create paths store (an audio URL with credentials; the OpenAI route's
+    // prompt) and what a failure stores, on the same row.
+    await api.db.transcript.update({
+      where: { id },
+      data: {
+        url: 'https://files.example.com/a.wav?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef',
+        prompt: 'Confidential: patient John Smith',
+        errorMessage: 'The audio could not be decoded.',
+        audioSha256: 'ab'.repeat(32),
+      },
+    });
+    for (const attempt of [1, 2]) {
+      await api.db.webhookDelivery.create({
+        data: {
+          id: `whd_${id}_${attempt}`,
+          transcriptId: id,
+          url: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+          attempt,
+          delivered: attempt === 2,
+          statusCode: attempt === 2 ? 200 : 500,
+          responsePreview: 'echo: {"patient":"Jane Doe"}',
+          durationMs: 12,
+        },
+      });
+    }
+    const billing = async () => {
+      const r = await api.db.transcript.findUniqueOrThrow({ where: { id }, include: { usage: true } });
+      return {
+        accountId: r.accountId,
+        status: r.status,
+        durationSeconds: r.durationSeconds,
+        cost: r.cost.toString(),
+        rate: r.rate.toString(),
+        createdAt: r.createdAt,
+        finishedAt: r.finishedAt,
+        usage: r.usage,
+      };
+    };
+    const before = await billing();
+
+    await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(200);
+    const t = await api.db.transcript.findUniqueOrThrow({ where: { id } });
+    expect({
+      url: t.url,
+      webhookUrl: t.webhookUrl,
+      metadata: t.metadata,
+      externalId: t.externalId,
+      prompt: t.prompt,
+      errorMessage: t.errorMessage,
+      audioSha256: t.audioSha256,
+      glossary: t.glossary,
+    }).toEqual({
+      url: null,
+      webhookUrl: null,
+      metadata: null,
+      externalId: null,
+      prompt: null,
+      errorMessage: null,
+      audioSha256: null,
+      glossary: null,
+    });
+    expect(await billing()).toEqual(before);
+    expect(before.usage).toMatchObject({ seconds: 5 });
+    const deliveries = await api.db.webhookDelivery.findMany({
+      where: { transcriptId: id },
+      orderBy: { attempt: 'asc' },
+    });
+    expect(deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered])).toEqual([
+      [1, 'https://hooks.example.com:8443', null, 500, false],
+      [2, 'https://hooks.example.com:8443', null, 200, true],
+    ]);
+  });
+
   it('a sibling still processing the same upload keeps its bytes; the upload is gone for every new use', async () => {
     // Two transcripts of one upload (say, a second run with other options). Deleting the first
     // while the second waits for a worker used to remove the file under it: it then failed

@@ -1,4 +1,5 @@
 import type { Db, WebhookDelivery } from '@hark/db';
+import { redactDeliveries } from '@hark/transcripts';
 
 export type AttemptSummary = Pick<WebhookDelivery, 'id' | 'attempt' | 'delivered' | 'manual' | 'pending'>;
 
@@ -107,19 +108,31 @@ export class DeliveryStore {
    * stalled job picked up while its first run was still alive) records the first outcome.
    */
   async finish(id: string, result: AttemptResult): Promise<AttemptSummary | null> {
-    const [row] = await this.db.webhookDelivery.updateManyAndReturn({
-      where: { id, pending: true },
-      data: {
-        pending: false,
-        delivered: result.delivered,
-        statusCode: result.statusCode,
-        error: result.error,
-        responsePreview: result.responsePreview,
-        durationMs: result.durationMs,
-        createdAt: result.startedAt,
-      },
-      select: SUMMARY,
+    return this.db.$transaction(async (tx) => {
+      // Under the transcript's row lock (shared; an erasure takes it exclusively): a transcript
+      // deleted or expired while this send was in flight has been erased, and its delivery
+      // records with it. The outcome must not write the receiver's answer back, and a record
+      // begun just after the erasure is redacted like the others (`redactDeliveries`).
+      const [t] = await tx.$queryRaw<{ transcript_id: string; deleted_at: Date | null }[]>`
+        SELECT t.id AS transcript_id, t.deleted_at FROM transcripts t
+        JOIN webhook_deliveries d ON d.transcript_id = t.id
+        WHERE d.id = ${id} FOR SHARE OF t`;
+      const erased = t !== undefined && t.deleted_at !== null;
+      const [row] = await tx.webhookDelivery.updateManyAndReturn({
+        where: { id, pending: true },
+        data: {
+          pending: false,
+          delivered: result.delivered,
+          statusCode: result.statusCode,
+          error: result.error,
+          responsePreview: erased ? null : result.responsePreview,
+          durationMs: result.durationMs,
+          createdAt: result.startedAt,
+        },
+        select: SUMMARY,
+      });
+      if (erased) await redactDeliveries(tx, t.transcript_id);
+      return row ?? null;
     });
-    return row ?? null;
   }
 }

@@ -1,7 +1,12 @@
 import { unseal } from '@hark/core';
 import type { Db } from '@hark/db';
 import type { WebhookSkipReason } from '@hark/queue';
-import { TRANSCRIPT_SELECT, type TranscriptListItem, transcriptListItem } from '@hark/transcripts';
+import {
+  TRANSCRIPT_SELECT,
+  type TranscriptListItem,
+  goneForCaller,
+  transcriptListItem,
+} from '@hark/transcripts';
 
 /** Everything one send needs. Lives for one attempt only: it holds the signing secret. */
 export interface Notice {
@@ -24,9 +29,9 @@ export function deliveryIdFor(transcriptId: string): string {
 }
 
 /**
- * Reads the transcript for one attempt, or says why nothing is to be sent: deleted or expired
- * rows are gone for the caller (same rule as the API's 404), canceled and processing ones are
- * never notified.
+ * Reads the transcript for one attempt, or says why nothing is to be sent: deleted rows, and
+ * finished ones past `expiresAt` even before the retention sweep erased them, are gone for the
+ * caller (`goneForCaller`, the API's 404 rule), canceled and processing ones are never notified.
  */
 export async function loadNotice(
   db: Db,
@@ -39,10 +44,12 @@ export async function loadNotice(
       ...TRANSCRIPT_SELECT,
       webhookUrl: true,
       deletedAt: true,
+      expiresAt: true,
       apiKey: { select: { signingSecretSealed: true } },
     },
   });
-  if (!row || row.deletedAt !== null) return 'gone';
+  // Past its retention counts from `expiresAt`, not from the sweep that erases it later.
+  if (!row || goneForCaller(row)) return 'gone';
   if (!row.webhookUrl) return 'no_webhook';
   if (row.status !== 'done' && row.status !== 'failed') return 'not_finished';
   return {

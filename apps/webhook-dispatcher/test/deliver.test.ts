@@ -2,7 +2,7 @@ import { newId } from '@hark/core';
 import { webhookJobId, webhookSchedule } from '@hark/queue';
 import { waitFor } from '@hark/testing';
 import { deliveryRecord } from '@hark/testing/jest';
-import { TRANSCRIPT_SELECT, cancelTranscript, transcriptListItem } from '@hark/transcripts';
+import { TRANSCRIPT_SELECT, cancelTranscript, eraseTranscript, transcriptListItem } from '@hark/transcripts';
 import { type AttemptResult, type BeginInput, DeliveryStore } from '../src/delivery-store';
 import { type Reply, dispatcherTest, signatureValid } from './dispatcher-env';
 
@@ -221,6 +221,71 @@ it('sends nothing for canceled transcripts, transcripts without webhookUrl, or d
   expect(rx.requests).toHaveLength(1);
   expect(await h.deliveries(canceled)).toEqual([]);
   expect(await h.deliveries(bare)).toEqual([]);
+});
+
+it('sends nothing for a transcript past its retention before the sweep erased it: automatic attempts and replays are gone', async () => {
+  // The API answers 404 for it from the moment expiresAt passes; notices used to go on until
+  // the sweep set deletedAt.
+  await h.start(FAST);
+  const rx = await receiver((i) => ({ status: i === 0 ? 503 : 200 }));
+  const retried = await h.transcript(rx.url);
+  await h.finish(retried);
+  await deliveriesCount(retried, 1);
+  // Expires while attempt 2 waits.
+  await h.db.transcript.update({ where: { id: retried }, data: { expiresAt: new Date(Date.now() - 1) } });
+  // Expired while it was processing, then finished: attempt 1 too.
+  const expiredAtEnd = await h.transcript(rx.url);
+  await h.db.transcript.update({
+    where: { id: expiredAtEnd },
+    data: { expiresAt: new Date(Date.now() - 1000) },
+  });
+  await h.finish(expiredAtEnd);
+
+  expect(await jobResult(webhookJobId(retried, 2))).toEqual({ status: 'skipped', reason: 'gone' });
+  expect(await jobResult(webhookJobId(expiredAtEnd, 1))).toEqual({ status: 'skipped', reason: 'gone' });
+  const replayId = (await h.queues.webhooks.enqueueReplay(retried)).id!;
+  expect(await jobResult(replayId)).toEqual({ status: 'skipped', reason: 'gone' });
+  expect(rx.requests).toHaveLength(1);
+  expect((await h.deliveries(retried)).map((r) => r.attempt)).toEqual([1]);
+  expect(await h.deliveries(expiredAtEnd)).toEqual([]);
+});
+
+it('a deletion while a send is in flight: its outcome brings back no response preview and no full URL', async () => {
+  // The erasure redacts the delivery records it finds; a send that began before it (or whose
+  // record was begun after it) must not write the caller's data back when it ends.
+  const id = await h.transcript('https://hooks.example.com/h?token=WHTOKEN123SECRET');
+  await h.finish(id, 'done', false);
+  const store = new DeliveryStore(h.db);
+  const begin = (slot: number): BeginInput => ({
+    id: newId('whd'),
+    transcriptId: id,
+    url: 'https://hooks.example.com/h?token=WHTOKEN123SECRET',
+    manual: false,
+    slot,
+    startedAt: new Date(),
+  });
+  const outcome: AttemptResult = {
+    startedAt: new Date(),
+    delivered: false,
+    statusCode: 500,
+    error: null,
+    responsePreview: 'echo: {"metadata":{"team":"qa"}}',
+    durationMs: 3,
+  };
+  const inFlight = await store.begin(begin(1));
+  await h.db.$transaction((tx) => eraseTranscript(tx, id, null, new Date()));
+  // Begun after the erasure by a run that had read the transcript just before it.
+  const late = await store.begin(begin(2));
+  await store.finish(inFlight.id, outcome);
+  await store.finish(late.id, outcome);
+  const rows = await h.db.webhookDelivery.findMany({
+    where: { transcriptId: id },
+    orderBy: { attempt: 'asc' },
+  });
+  expect(rows.map((r) => [r.attempt, r.pending, r.statusCode, r.url, r.responsePreview])).toEqual([
+    [1, false, 500, 'https://hooks.example.com', null],
+    [2, false, 500, 'https://hooks.example.com', null],
+  ]);
 });
 
 it('the decided schedule, time-scaled: 11 automatic attempts at the scheduled gaps, then it gives up', async () => {

@@ -69,18 +69,146 @@ describe('retention sweep', () => {
     expect((await h.row(kept.id)).deletedAt).toBeNull();
   });
 
-  it('never touches a processing transcript, nor one whose upload a processing transcript still reads', async () => {
+  it('never touches a processing transcript', async () => {
     const acct = await h.account(1000);
-    const uploadId = await h.upload(acct, Buffer.from('shared audio'));
+    const uploadId = await h.upload(acct, Buffer.from('processing audio'));
     const processing = await h.transcript(acct, { uploadId, expiresAt: past() });
-    const finished = await doneTranscript({ expiresAt: past(), uploadId });
 
     await sweepRetention({ db: h.db, blobs: h.blobs });
-    expect((await h.row(processing)).deletedAt).toBeNull();
-    expect((await h.row(finished.id)).deletedAt).toBeNull();
+    const row = await h.row(processing);
+    expect([row.status, row.deletedAt]).toEqual(['processing', null]);
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: uploadId } })).erasedAt).toBeNull();
     expect(existsSync(blobFile(uploadId))).toBe(true);
   });
+
+  it('erases an expired transcript at the first sweep even while a sibling of its upload processes; only the file waits', async () => {
+    // The sweep used to skip it while any transcript of the same upload was processing (held
+    // behind the account's queue, that can be up to a day), keeping its text all that time.
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, Buffer.from('shared audio'));
+    const reader = await h.transcript(acct, { uploadId, expiresAt: past() });
+    const finished = await doneTranscript({ expiresAt: past(), uploadId });
+
+    const result = await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect(result.expired).toBeGreaterThanOrEqual(1);
+    const t = await h.row(finished.id);
+    expect(t.deletedAt).not.toBeNull();
+    expect(t.content).toBeNull();
+    expect(t.glossary).toBeNull();
+    expect((await h.db.upload.findUniqueOrThrow({ where: { id: uploadId } })).erasedAt).not.toBeNull();
+    // The processing sibling is untouched and still reads the bytes.
+    expect((await h.row(reader)).deletedAt).toBeNull();
+    expect(existsSync(blobFile(uploadId))).toBe(true);
+
+    const content = { text: '', words: [], utterances: [], diarizationSegments: null };
+    expect(await h.complete(reader, content)).toBe(true);
+    await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect((await h.row(reader)).deletedAt).not.toBeNull();
+    expect(existsSync(blobFile(uploadId))).toBe(false);
+  });
+
+  it('erases the caller data on the row and on its delivery records; keeps what usage and billing need', async () => {
+    const expired = await doneTranscript({ expiresAt: past() });
+    await withCallerData(expired.id);
+    const before = await h.row(expired.id);
+
+    await sweepRetention({ db: h.db, blobs: h.blobs });
+    await expectCallerDataErased(expired.id, before);
+  });
+
+  it('purges idempotency records past their expiry; keeps live ones', async () => {
+    const acct = await h.account(1000);
+    const stale = { accountId: acct.accountId, key: `stale-${Date.now()}`, requestHash: 'a'.repeat(64) };
+    const live = { accountId: acct.accountId, key: `live-${Date.now()}`, requestHash: 'b'.repeat(64) };
+    await h.db.idempotencyRecord.createMany({
+      data: [
+        { ...stale, expiresAt: past() },
+        { ...live, expiresAt: new Date(Date.now() + HOUR) },
+      ],
+    });
+
+    const result = await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect(result.idempotencyPurged).toBeGreaterThanOrEqual(1);
+    const left = await h.db.idempotencyRecord.findMany({ where: { accountId: acct.accountId } });
+    expect(left.map((r) => r.key)).toEqual([live.key]);
+  });
 });
+
+/** Caller-supplied data a transcript can carry, and two delivery records of its notice. */
+async function withCallerData(id: string) {
+  await h.db.transcript.update({
+    where: { id },
+    data: {
+      url: 'https://files.example.com/a.wav?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef',
+      webhookUrl: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+      metadata: { patient: 'Jane Doe' },
+      externalId: 'case-4711-jane-doe',
+      prompt: 'Confidential: patient John Smith',
+      errorMessage: 'The audio could not be decoded.',
+      audioSha256: 'ab'.repeat(32),
+    },
+  });
+  for (const attempt of [1, 2]) {
+    await h.db.webhookDelivery.create({
+      data: {
+        id: `whd_${id}_${attempt}`,
+        transcriptId: id,
+        url: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+        attempt,
+        delivered: attempt === 2,
+        statusCode: attempt === 2 ? 200 : 500,
+        responsePreview: 'echo: {"patient":"Jane Doe"}',
+        durationMs: 12,
+      },
+    });
+  }
+}
+
+async function expectCallerDataErased(id: string, before: Awaited<ReturnType<typeof h.row>>) {
+  const t = await h.row(id);
+  expect({
+    url: t.url,
+    webhookUrl: t.webhookUrl,
+    metadata: t.metadata,
+    externalId: t.externalId,
+    prompt: t.prompt,
+    errorMessage: t.errorMessage,
+    audioSha256: t.audioSha256,
+    glossary: t.glossary,
+    content: t.content,
+  }).toEqual({
+    url: null,
+    webhookUrl: null,
+    metadata: null,
+    externalId: null,
+    prompt: null,
+    errorMessage: null,
+    audioSha256: null,
+    glossary: null,
+    content: null,
+  });
+  // Billing and usage: unchanged.
+  const kept = (r: typeof t) => ({
+    accountId: r.accountId,
+    status: r.status,
+    durationSeconds: r.durationSeconds,
+    cost: r.cost.toString(),
+    rate: r.rate.toString(),
+    createdAt: r.createdAt,
+    finishedAt: r.finishedAt,
+    usage: r.usage,
+  });
+  expect(kept(t)).toEqual(kept(before));
+  expect(t.usage).not.toBeNull();
+  const deliveries = await h.db.webhookDelivery.findMany({
+    where: { transcriptId: id },
+    orderBy: { attempt: 'asc' },
+  });
+  expect(deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered])).toEqual([
+    [1, 'https://hooks.example.com:8443', null, 500, false],
+    [2, 'https://hooks.example.com:8443', null, 200, true],
+  ]);
+}
 
 describe('upload sweep', () => {
   it('removes uploads no transcript used within the TTL, row and file; keeps fresh and used ones', async () => {

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, costForSeconds, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { cancelTranscript, feedAccount, feedAccountNow, uploadStillRead } from '@hark/transcripts';
+import {
+  cancelTranscript,
+  eraseTranscript,
+  feedAccount,
+  feedAccountNow,
+  uploadStillRead,
+} from '@hark/transcripts';
 import {
   type CreateTranscriptInput,
   type CreateTranscriptRequest,
@@ -260,7 +266,10 @@ export class TranscriptService {
     return transcriptView(t, null);
   }
 
-  /** Erases content and stored audio in one transaction; the row stays for usage records. */
+  /**
+   * Erases content, the caller's data and stored audio in one transaction (`eraseTranscript`);
+   * the row stays for usage records.
+   */
   async delete(accountId: string, id: string) {
     const t = await this.find(accountId, id);
     if (t.status === 'processing') throw new HarkError('transcript_processing');
@@ -270,15 +279,8 @@ export class TranscriptService {
       const row = rows[0];
       if (!row) throw new HarkError('not_found');
       if (row.status === 'processing') throw new HarkError('transcript_processing');
-      await tx.transcriptContent.deleteMany({ where: { transcriptId: id } });
-      await tx.transcript.update({ where: { id }, data: { deletedAt: new Date(), glossary: Prisma.DbNull } });
-      if (row.upload_id) {
-        await tx.upload.update({
-          where: { id: row.upload_id },
-          data: { erasedAt: new Date(), hashState: null },
-        });
-      }
-      return row.upload_id;
+      // Content, the caller's data on the row and its delivery records; the usage record stays.
+      return eraseTranscript(tx, id, row.upload_id, new Date());
     });
     // After commit: a crash here leaves an erased upload whose file the worker's sweeper removes.
     // The store failing here must not fail a deletion already committed: the sweeper retries.

@@ -1,5 +1,6 @@
-import { type Db, Prisma } from '@hark/db';
+import type { Db } from '@hark/db';
 import type { BlobStore } from '@hark/storage';
+import { eraseTranscript, uploadStillRead } from '@hark/transcripts';
 import type { Logger } from 'pino';
 
 export interface SweepDeps {
@@ -18,31 +19,35 @@ export interface RetentionSweepResult {
   expired: number;
   /** Upload files removed with them. */
   filesRemoved: number;
+  /** Idempotency records past their 24 hours, deleted. */
+  idempotencyPurged: number;
 }
 
 // Bounds one sweep; whatever is left waits for the next one.
 const MAX_BATCHES = 50;
 
 /**
- * Erases the content of transcripts whose retention has passed (`expiresAt`), so they read like
- * deleted ones: in one transaction the content row goes, `deletedAt` is set and the upload is
- * marked erased; the upload's file is removed after the commit. A crash in between leaves an
- * erased upload with its file, which `sweepUploads` removes later. The usage record stays.
+ * Erases transcripts whose retention has passed (`expiresAt`), so they read like deleted ones:
+ * in one transaction `eraseTranscript` removes the content row and the caller's data on the row
+ * and its delivery records, sets `deletedAt` and marks the upload erased; the upload's file is
+ * removed after the commit. A crash in between leaves an erased upload with its file, which
+ * `sweepUploads` removes later. The usage record stays.
  *
- * Transcripts still `processing` are never touched, nor one whose upload a processing
- * transcript is still reading (it expires on a later sweep).
+ * Transcripts still `processing` are never touched (they expire once they end). Another
+ * transcript of the same upload still processing does not delay the erasure, only the removal
+ * of the file it reads: `sweepUploads` removes that once no processing transcript reads it.
+ *
+ * The same pass deletes idempotency records past their expiry (`purgeIdempotencyRecords`).
  */
 export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepResult> {
   const { db, blobs } = deps;
   const now = (deps.now ?? (() => new Date()))();
   const batchSize = deps.batchSize ?? 100;
-  const result: RetentionSweepResult = { expired: 0, filesRemoved: 0 };
+  const result: RetentionSweepResult = { expired: 0, filesRemoved: 0, idempotencyPurged: 0 };
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const due = await db.$queryRaw<{ id: string }[]>`
       SELECT t.id FROM transcripts t
       WHERE t.expires_at <= ${now} AND t.deleted_at IS NULL AND t.status <> 'processing'
-        AND NOT EXISTS (
-          SELECT 1 FROM transcripts o WHERE o.upload_id = t.upload_id AND o.status = 'processing')
       ORDER BY t.expires_at LIMIT ${batchSize}`;
     let erasedThisBatch = 0;
     for (const { id } of due) {
@@ -50,7 +55,9 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
       if (!erased) continue;
       erasedThisBatch++;
       deps.log?.info({ transcriptId: id }, 'retention passed; content erased');
-      if (erased.uploadId) {
+      // Its bytes stay while another transcript of the upload still reads them: sweepUploads
+      // removes them once none does.
+      if (erased.uploadId && !(await uploadStillRead(db, erased.uploadId))) {
         // A store that fails here leaves the blob of an erased upload: sweepUploads retries it.
         const removed = await blobs.remove(erased.uploadId).then(
           () => true,
@@ -65,6 +72,7 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
     result.expired += erasedThisBatch;
     if (due.length < batchSize || erasedThisBatch === 0) break;
   }
+  result.idempotencyPurged = await purgeIdempotencyRecords(db, now, batchSize * 10);
   return result;
 }
 
@@ -77,15 +85,23 @@ async function eraseExpired(db: Db, id: string, now: Date): Promise<{ uploadId: 
       FOR UPDATE`;
     const row = rows[0];
     if (!row) return null;
-    await tx.transcriptContent.deleteMany({ where: { transcriptId: id } });
-    // The glossary is caller content too (the API's delete clears it the same way).
-    await tx.transcript.update({ where: { id }, data: { deletedAt: now, glossary: Prisma.DbNull } });
-    if (row.upload_id) {
-      await tx.upload.updateMany({
-        where: { id: row.upload_id, erasedAt: null },
-        data: { erasedAt: now, hashState: null },
-      });
-    }
-    return { uploadId: row.upload_id };
+    return { uploadId: await eraseTranscript(tx, id, row.upload_id, now) };
   });
+}
+
+/**
+ * Deletes idempotency records past `expires_at` (decisions: keys are kept 24 hours), in batches
+ * of `batchSize` (`idempotency_records_expires_at_idx`). A create that finds its key expired
+ * deletes that record itself, so racing one is harmless. Resolves with the records deleted.
+ */
+export async function purgeIdempotencyRecords(db: Db, now: Date, batchSize = 1000): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const n = await db.$executeRaw`
+      DELETE FROM idempotency_records WHERE ctid IN (
+        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`;
+    purged += n;
+    if (n < batchSize) break;
+  }
+  return purged;
 }
