@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
 import { createDb, createPgPool } from '@hark/db';
 import { producerConnection } from '@hark/queue';
 import { ChosenUploadHashing, createBlobStore } from '@hark/storage';
@@ -49,10 +50,15 @@ export function buildApiDeps(config: ApiConfig, logger: Logger): BuiltApiDeps {
 
 /**
  * As production runs it (main.ts; bench/api wires the same way): the built dependencies, once
- * Redis answers and the upload hasher is chosen (a bad setting fails at boot).
+ * Postgres answers with keys HARK_SECRET opens, Redis answers and the upload hasher is chosen (a
+ * bad setting fails at boot).
  */
 export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise<ConnectedApiDeps> {
   const deps = buildApiDeps(config, logger);
+  // A replica that cannot reach Postgres, or holds another HARK_SECRET, stops here instead of
+  // reporting ready and answering 500 or 401 to everything.
+  await checkDatabase(deps.db);
+  await checkSecretOpensKeys(deps.db, config.secret);
   if (deps.redis.status !== 'ready') await once(deps.redis, 'ready');
   return { ...deps, uploadHasher: await deps.uploadHashing.describe() };
 }

@@ -1,5 +1,6 @@
 // Hark webhook dispatcher: wires configuration, Postgres, Redis and the BullMQ worker on the
 // `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
+import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { closeOnSignals, workerConnection } from '@hark/queue';
@@ -13,7 +14,9 @@ async function main(): Promise<void> {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  await db.$queryRaw`SELECT 1`;
+  await checkDatabase(db);
+  // Another HARK_SECRET than the keys': every notice would fail to unseal its signing secret.
+  await checkSecretOpensKeys(db, config.secret);
   const running = await startDispatcher({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 

@@ -1,10 +1,12 @@
 import {
+  ConfigError,
   HarkError,
   displayPrefix,
   generateApiKey,
   hmacApiKey,
   newId,
   seal,
+  unseal,
   webhookSecretOf,
 } from '@hark/core';
 import type { Db } from '@hark/db';
@@ -45,4 +47,44 @@ export function listApiKeys(db: Db, accountId: string) {
     orderBy: { createdAt: 'asc' },
     select: { id: true, prefix: true, label: true, createdAt: true, revokedAt: true },
   });
+}
+
+/**
+ * Fails unless `secret` (HARK_SECRET) is the one this database's API keys were made with: a
+ * replica started with another one reported ready, then refused every key (401) and could not
+ * sign a notice. Checked at start by the API and the dispatcher against the newest keys (any one
+ * of them opening is enough); a database without keys has nothing to compare with.
+ */
+export async function checkSecretOpensKeys(db: Db, secret: string): Promise<void> {
+  const keys = await db.apiKey.findMany({
+    select: { signingSecretSealed: true },
+    orderBy: { createdAt: 'desc' },
+    take: 20,
+  });
+  if (keys.length === 0) return;
+  const opens = keys.some((k) => {
+    try {
+      unseal(k.signingSecretSealed, secret);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!opens) {
+    throw new ConfigError(
+      'HARK_SECRET is not the secret this database was set up with: none of its API keys opens with it. Every process of one deployment needs the same HARK_SECRET.',
+    );
+  }
+}
+
+/** Fails with a message naming DATABASE_URL (not its password) when Postgres does not answer. */
+export async function checkDatabase(db: Db): Promise<void> {
+  try {
+    await db.$queryRaw`SELECT 1`;
+  } catch (error) {
+    const reason = ((error as Error).message.split('\n').findLast((l) => l.trim() !== '') ?? '')
+      .trim()
+      .replace(/\/\/[^/\s@]*@/g, '//');
+    throw new ConfigError(`DATABASE_URL: the database does not answer (${reason})`);
+  }
 }
