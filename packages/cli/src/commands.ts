@@ -56,12 +56,12 @@ export class OperatorCommands {
   }
 
   async topUp(accountId: string, amount: string) {
-    await topUp(this.db, accountId, amount);
+    await topUp(this.db, accountId, amount).catch(tooLarge);
     return this.balance(accountId);
   }
 
   async grant(accountId: string, amount: string) {
-    await grant(this.db, accountId, amount);
+    await grant(this.db, accountId, amount).catch(tooLarge);
     return this.balance(accountId);
   }
 
@@ -111,3 +111,10 @@ export class OperatorCommands {
 
 /** A mistake by the operator: printed without a stack trace, exit code 2. */
 export class UsageError extends Error {}
+
+/** Postgres refusing a balance past NUMERIC(30,10) (SQLSTATE 22003): the operator's mistake, not a crash. */
+function tooLarge(error: unknown): never {
+  if (/numeric field overflow|22003/.test(String((error as Error).message)))
+    throw new UsageError('the balance would pass the largest balance stored (under 10^20 cents)');
+  throw error;
+}

@@ -22,10 +22,19 @@ function parseRetention(v: string): number | null {
   return Number(v);
 }
 
+/** A date, or a date and time (`2026-11-01`, `2026-11-01T10:00:00Z`); JavaScript's looser forms (`5`) are refused. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
 function parseDate(v: string): Date {
   const d = new Date(v);
-  if (Number.isNaN(d.getTime())) throw new InvalidArgumentError('expected an ISO 8601 date');
+  if (!ISO_8601.test(v) || Number.isNaN(d.getTime()))
+    throw new InvalidArgumentError('expected an ISO 8601 date');
   return d;
+}
+
+function parseName(v: string): string {
+  if (v.trim() === '') throw new InvalidArgumentError('expected a name that is not empty');
+  return v.trim();
 }
 
 export function buildProgram(connect: Connect, setExit: (code: number) => void, out = console): Command {
@@ -55,7 +64,7 @@ export function buildProgram(connect: Connect, setExit: (code: number) => void, 
   const account = program.command('account').description('manage accounts');
   account
     .command('create')
-    .requiredOption('--name <name>', 'account name')
+    .requiredOption('--name <name>', 'account name', parseName)
     .option('--trial-credits <cents>', 'free credits granted at creation (not a top-up)', parseAmount)
     .option(
       '--retention-days <days>',

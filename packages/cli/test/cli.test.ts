@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createDb } from '@hark/db';
 
 const run = promisify(execFile);
 const BIN = path.resolve(__dirname, '../dist/hark.js');
@@ -105,6 +106,20 @@ describe('hark operator CLI (built binary, real Postgres)', () => {
     expect(noName.stderr).toMatch(/--name/);
     const unknownKey = await hark('key', 'revoke', 'key_nope');
     expect(unknownKey.code).toBe(2);
+    // Operator audit: an empty name, a date that is not ISO 8601, a balance past what is stored.
+    const emptyName = await hark('account', 'create', '--name', '  ');
+    expect([emptyName.code, emptyName.stderr]).toEqual([2, expect.stringMatching(/name/)]);
+    const acct = await json<{ accountId: string }>('account', 'create', '--name', 'cli-edges');
+    const looseDate = await hark('usage', acct.accountId, '--since', '5');
+    expect([looseDate.code, looseDate.stderr]).toEqual([2, expect.stringMatching(/ISO 8601/)]);
+    expect((await hark('usage', acct.accountId, '--since', '2026-11-01')).code).toBe(0);
+    expect((await hark('usage', acct.accountId, '--since', '2026-11-01T10:00:00Z')).code).toBe(0);
+    const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1 });
+    await db.account.update({ where: { id: acct.accountId }, data: { total: '99999999999999999999' } });
+    await db.$disconnect();
+    const overflow = await hark('grant', acct.accountId, '1');
+    expect([overflow.code, overflow.stderr]).toEqual([2, expect.stringMatching(/largest balance/)]);
+    expect(overflow.stderr).not.toMatch(/prisma|invocation/i);
   });
 
   it('fails fast without configuration', async () => {
