@@ -39,3 +39,21 @@ describe('delayBefore', () => {
     );
   });
 });
+
+describe('loadDispatcherConfig', () => {
+  it('refuses a HARK_METRICS_TOKEN shorter than 16 characters, as the API does', () => {
+    expect(() => loadDispatcherConfig({ ...base, HARK_METRICS_TOKEN: 'abc' })).toThrow(
+      'HARK_METRICS_TOKEN must be at least 16 characters',
+    );
+    expect(
+      loadDispatcherConfig({ ...base, HARK_METRICS_TOKEN: 'scrape-token-0123456789' }).metrics.token,
+    ).toBe('scrape-token-0123456789');
+  });
+
+  it('LOG_LEVEL must be a log level, and its error names it', () => {
+    expect(() => loadDispatcherConfig({ ...base, LOG_LEVEL: 'verbose' })).toThrow(
+      /^LOG_LEVEL must be one of/,
+    );
+    expect(loadDispatcherConfig({ ...base, LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+  });
+});

@@ -78,6 +78,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
       slot,
       startedAt,
     });
+    if (begun === 'gone') return skipped('gone', log);
     // A concurrent run of this job finished the slot in between.
     if (!begun.pending) return alreadyRecorded(transcriptId, slot, begun, log);
     const result = await send(notice, startedAt, log);
@@ -116,6 +117,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
       slot: null,
       startedAt,
     });
+    if (begun === 'gone') return skipped('gone', log);
     if (!begun.pending) return recorded(begun, false);
     const result = await send(notice, startedAt, log);
     deps.metrics?.attemptSent(result.delivered ? 'delivered' : 'failed', result.durationMs / 1000);

@@ -1,5 +1,5 @@
-import type { Db, WebhookDelivery } from '@hark/db';
-import { redactDeliveries } from '@hark/transcripts';
+import type { Db, TranscriptStatus, WebhookDelivery } from '@hark/db';
+import { goneForCaller, redactDeliveries } from '@hark/transcripts';
 
 export type AttemptSummary = Pick<WebhookDelivery, 'id' | 'attempt' | 'delivered' | 'manual' | 'pending'>;
 
@@ -69,14 +69,20 @@ export class DeliveryStore {
    * Takes the next attempt number for a send on a pending record, or returns the attempt's
    * record if it exists already (the same automatic slot, or the same replay id): finished
    * (send nothing: it is recorded) or pending (a run that died mid-send, or one still sending:
-   * send under its number).
+   * send under its number). `gone` when the transcript was deleted or expired since its notice
+   * was read: nothing is to be sent.
    */
-  async begin(input: BeginInput): Promise<AttemptSummary> {
+  async begin(input: BeginInput): Promise<AttemptSummary | 'gone'> {
     return this.db.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM transcripts WHERE id = ${input.transcriptId} FOR UPDATE`;
+      const [locked] = await tx.$queryRaw<
+        { deletedAt: Date | null; expiresAt: Date | null; status: TranscriptStatus }[]
+      >`
+        SELECT deleted_at AS "deletedAt", expires_at AS "expiresAt", status
+        FROM transcripts WHERE id = ${input.transcriptId} FOR UPDATE`;
       // Transcript rows are never deleted (deletion sets deleted_at), so this is a broken invariant.
-      if (locked.length === 0) throw new Error(`transcript ${input.transcriptId} has no row`);
+      if (!locked) throw new Error(`transcript ${input.transcriptId} has no row`);
+      // Deleted or expired since the notice was read (a deletion takes this lock too): no send.
+      if (goneForCaller(locked)) return 'gone';
       const rows = await tx.webhookDelivery.findMany({
         where: { transcriptId: input.transcriptId },
         select: SUMMARY,

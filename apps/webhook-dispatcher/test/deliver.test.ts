@@ -250,9 +250,27 @@ it('sends nothing for a transcript past its retention before the sweep erased it
   expect(await h.deliveries(expiredAtEnd)).toEqual([]);
 });
 
+it('a deletion between reading the notice and taking its number: nothing is sent, nothing recorded', async () => {
+  // The notice is read, then the caller deletes the transcript, then the attempt begins: the
+  // begin (under the transcript's row lock, which a deletion takes too) must see it gone.
+  class DeletedMeanwhile extends DeliveryStore {
+    override async begin(input: BeginInput) {
+      await h.db.transcript.update({ where: { id: input.transcriptId }, data: { deletedAt: new Date() } });
+      return super.begin(input);
+    }
+  }
+  await h.start(ONCE, { store: new DeletedMeanwhile(h.db) });
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id);
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({ status: 'skipped', reason: 'gone' });
+  expect(rx.requests).toHaveLength(0);
+  expect(await h.db.webhookDelivery.count({ where: { transcriptId: id } })).toBe(0);
+});
+
 it('a deletion while a send is in flight: its outcome brings back no response preview and no full URL', async () => {
-  // The erasure redacts the delivery records it finds; a send that began before it (or whose
-  // record was begun after it) must not write the caller's data back when it ends.
+  // The erasure redacts the delivery records it finds; a send that began before it must not
+  // write the caller's data back when it ends, and none begins after it.
   const id = await h.transcript('https://hooks.example.com/h?token=WHTOKEN123SECRET');
   await h.finish(id, 'done', false);
   const store = new DeliveryStore(h.db);
@@ -273,18 +291,17 @@ it('a deletion while a send is in flight: its outcome brings back no response pr
     durationMs: 3,
   };
   const inFlight = await store.begin(begin(1));
+  if (inFlight === 'gone') throw new Error('the transcript is not deleted yet');
   await h.db.$transaction((tx) => eraseTranscript(tx, id, null, new Date()));
-  // Begun after the erasure by a run that had read the transcript just before it.
-  const late = await store.begin(begin(2));
+  // A run that had read the transcript just before the erasure takes no number after it.
+  expect(await store.begin(begin(2))).toBe('gone');
   await store.finish(inFlight.id, outcome);
-  await store.finish(late.id, outcome);
   const rows = await h.db.webhookDelivery.findMany({
     where: { transcriptId: id },
     orderBy: { attempt: 'asc' },
   });
   expect(rows.map((r) => [r.attempt, r.pending, r.statusCode, r.url, r.responsePreview])).toEqual([
     [1, false, 500, 'https://hooks.example.com', null],
-    [2, false, 500, 'https://hooks.example.com', null],
   ]);
 });
 
@@ -430,6 +447,7 @@ it('a send that died before its record: the re-run sends again under the same nu
   const store = new DeliveryStore(h.db);
   const started = { transcriptId: id, url: rx.url, manual: false, startedAt: new Date() };
   const begun = await store.begin({ ...started, id: newId('whd'), slot: 1 });
+  if (begun === 'gone') throw new Error('the transcript is not deleted');
   expect(begun).toMatchObject({ attempt: 1, pending: true });
   expect(await store.begin({ ...started, id: newId('whd'), slot: 1 })).toMatchObject({ id: begun.id }); // one per slot
   await h.enqueueAttempt(id, 1);
