@@ -433,6 +433,29 @@ describe('retention', () => {
     expect(listed).toContain(stillRunning);
     await request(api.app).get(`/v1/transcripts/${stillRunning}`).set(api.auth).expect(200);
   });
+
+  it("an expired transcript's upload is gone at once too: not readable, not appendable, not transcribed again", async () => {
+    // Its erasure (at the next sweep) erases the upload; until then a new transcript of it made
+    // the expired text again, under a fresh retention (lifecycle audit).
+    const uploadId = await newUpload();
+    const created = await request(api.app)
+      .post('/v1/transcripts')
+      .set(api.auth)
+      .send({ uploadId })
+      .expect(201);
+    const expired = created.body.data.id as string;
+    await finish(expired, 5);
+    await api.db.transcript.update({
+      where: { id: expired },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const get = await request(api.app).get(`/v1/uploads/${uploadId}`).set(api.auth);
+    expect([get.status, get.body.error?.code]).toEqual([404, 'upload_not_found']);
+    const put = await request(api.app).put(`/v1/uploads/${uploadId}`).set(api.auth).send(Buffer.from('more'));
+    expect([put.status, put.body.error?.code]).toEqual([404, 'upload_not_found']);
+    const again = await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId });
+    expect([again.status, again.body.error?.code]).toEqual([404, 'upload_not_found']);
+  });
 });
 
 describe('list', () => {

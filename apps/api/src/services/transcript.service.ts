@@ -3,6 +3,7 @@ import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, costForSeconds, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import {
+  NO_EXPIRED_TRANSCRIPT,
   cancelTranscript,
   eraseTranscript,
   feedAccount,
@@ -305,9 +306,10 @@ async function usableUpload(
   const rows = await tx.$queryRaw<
     { id: string; receivedBytes: bigint; expectedBytes: bigint | null; sha256: string | null }[]
   >`
-    SELECT id, received_bytes AS "receivedBytes", expected_bytes AS "expectedBytes", sha256
-    FROM uploads WHERE id = ${uploadId} AND account_id = ${accountId} AND erased_at IS NULL
-    FOR NO KEY UPDATE`;
+    SELECT u.id, u.received_bytes AS "receivedBytes", u.expected_bytes AS "expectedBytes", u.sha256
+    FROM uploads u
+    WHERE u.id = ${uploadId} AND u.account_id = ${accountId} AND u.erased_at IS NULL AND ${NO_EXPIRED_TRANSCRIPT}
+    FOR NO KEY UPDATE OF u`;
   const upload = rows[0];
   if (!upload) throw new HarkError('upload_not_found');
   if (upload.receivedBytes === 0n) throw HarkError.validation({ uploadId: 'upload_empty' });

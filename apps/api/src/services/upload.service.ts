@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
+import { NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
 import type { UploadLock } from './upload-lock';
 
 export interface UploadView {
@@ -231,7 +232,11 @@ export class UploadService {
 
   private async find(accountId: string, id: string) {
     if (!UPLOAD_ID.test(id)) throw new HarkError('upload_not_found');
-    const row = await this.db.upload.findFirst({ where: { id, accountId, erasedAt: null }, select: SELECT });
+    // Erased, or about to be (a transcript of it past its retention): gone for the caller.
+    const row = await this.db.upload.findFirst({
+      where: { id, accountId, ...liveUploadWhere() },
+      select: SELECT,
+    });
     if (!row) throw new HarkError('upload_not_found');
     return row;
   }
@@ -259,7 +264,8 @@ export class UploadService {
       const [row] = await this.db.$queryRaw<LockedUploadRow[]>`
         SELECT u.received_bytes, u.expected_bytes, u.sha256, u.created_at, u.hash_state, u.used_at,
                u.multipart_upload_id, ${usageColumns(accountId, id)}
-        FROM uploads u WHERE u.id = ${id} AND u.account_id = ${accountId} AND u.erased_at IS NULL`;
+        FROM uploads u
+        WHERE u.id = ${id} AND u.account_id = ${accountId} AND u.erased_at IS NULL AND ${NO_EXPIRED_TRANSCRIPT}`;
       if (!row) throw new HarkError('upload_not_found');
       // A transcript reads these bytes: on every driver, no more are appended once one is created.
       if (row.used_at !== null) throw sealed();
