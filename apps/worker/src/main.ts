@@ -1,11 +1,12 @@
 // Hark transcription worker: wires configuration, Postgres, Redis and the BullMQ worker, then
 // runs until SIGTERM (finish or hand back the active job, exit 0).
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import { closeOnSignals, workerConnection } from '@hark/queue';
-import { dtwPreset, prepareModel } from '@hark/media';
+import { checkWhisperModel, dtwPreset, prepareModel } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from './config';
@@ -15,6 +16,7 @@ import { startWorker } from './worker';
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel);
+  await checkEngine(config);
   await checkVadModel(config);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
@@ -47,6 +49,49 @@ async function main(): Promise<void> {
     },
     'worker ready',
   );
+}
+
+/**
+ * An engine binary that cannot run, or a model whisper-cli cannot load, would fail every job
+ * (`engine_failed`, after every retry, on whichever transcripts this worker takes): the worker
+ * does not start. The binary is not run here (a stand-in script may do anything); it must be an
+ * executable file. The model must be a readable ggml whisper model (its header).
+ */
+async function checkEngine(config: WorkerConfig): Promise<void> {
+  const { binaryPath, modelPath } = config.whisper;
+  const bin = await resolveBinary(binaryPath);
+  const info = bin ? await stat(bin).catch(() => null) : null;
+  if (!bin || !info?.isFile())
+    throw new Error(
+      `WHISPER_BIN ${binaryPath} is not a file (build whisper-cli with scripts/build-whisper.sh, or set WHISPER_BIN)`,
+    );
+  await access(bin, constants.X_OK).catch(() => {
+    throw new Error(`WHISPER_BIN ${binaryPath} is not executable`);
+  });
+  await checkWhisperModel(modelPath).catch((error: unknown) => {
+    const e = error as NodeJS.ErrnoException;
+    throw new Error(
+      e.code
+        ? `WHISPER_MODEL ${modelPath} cannot be read (${e.code})`
+        : `WHISPER_MODEL ${modelPath} is not a ggml whisper model (whisper.cpp's ggml-*.bin)`,
+    );
+  });
+}
+
+/** A bare command name is looked up on PATH, as spawn does; a path is taken as it is. */
+async function resolveBinary(binaryPath: string): Promise<string | null> {
+  if (binaryPath.includes('/')) return binaryPath;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, binaryPath);
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  }
+  return null;
 }
 
 /** WHISPER_VAD=on without its model would fail every job: the worker does not start. */

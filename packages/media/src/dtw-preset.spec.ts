@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dtwPreset, dtwPresetFor } from './dtw-preset';
-import { readModelHeader } from './model-header';
+import { checkWhisperModel, readModelHeader } from './model-header';
 
 /** A ggml whisper header: magic, then n_vocab, n_audio_ctx, n_audio_state, ..., n_text_layer, n_mels, ftype. */
 function header(nVocab: number, nAudioState: number, nTextLayer: number, ftype = 1): Buffer {
@@ -59,5 +59,24 @@ describe('readModelHeader / dtwPreset', () => {
     const path = join(dir, 'x.bin');
     writeFileSync(path, Buffer.alloc(64));
     await expect(readModelHeader(path)).rejects.toThrow('not a ggml model');
+  });
+
+  it('checkWhisperModel: a whisper model passes; a missing file, another file or another ggml model (Silero VAD) fails', async () => {
+    const model = join(dir, 'ggml-base.bin');
+    writeFileSync(model, header(51865, 512, 6));
+    await expect(checkWhisperModel(model)).resolves.toMatchObject({ nAudioState: 512 });
+    await expect(checkWhisperModel(join(dir, 'none.bin'))).rejects.toThrow('ENOENT');
+    const html = join(dir, 'page.bin');
+    writeFileSync(html, '<html>not found</html>'.repeat(4));
+    await expect(checkWhisperModel(html)).rejects.toThrow('not a ggml model');
+    // ggml-silero-v5.1.2.bin's first bytes: the magic, then a length-prefixed name.
+    const vad = join(dir, 'ggml-silero.bin');
+    const b = Buffer.alloc(64);
+    b.writeUInt32LE(0x67676d6c, 0);
+    b.writeInt32LE(10, 4);
+    b.write('silero-16k', 8);
+    [5, 1, 2, 512, 64, 4, 129, 128].forEach((v, i) => b.writeInt32LE(v, 18 + 4 * i));
+    writeFileSync(vad, b);
+    await expect(checkWhisperModel(vad)).rejects.toThrow('not a ggml whisper model');
   });
 });

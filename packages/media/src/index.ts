@@ -69,7 +69,7 @@ export {
 } from './glossary';
 export { type TimedWord } from './words';
 export { dtwPreset, dtwPresetFor } from './dtw-preset';
-export { readModelHeader, type ModelHeader } from './model-header';
+export { checkWhisperModel, readModelHeader, type ModelHeader } from './model-header';
 export {
   QUANTIZE_TYPES,
   prepareModel,
