@@ -65,6 +65,7 @@ beforeAll(async () => {
     WHISPER_BIN: testEngine.whisperBin,
     WHISPER_MODEL: testEngine.baseModel,
     HARK_RETENTION_SWEEP_MS: '0',
+    HARK_RECONCILE_INTERVAL_MS: '0',
     HARK_OPENAI_MAX_FILE_BYTES: String(MAX_FILE_BYTES),
     HARK_METRICS_PORT: '0',
   };

@@ -41,6 +41,8 @@ export interface WorkerDeps {
   http?: GuardedClient;
   /** Default: a fresh WorkerMetrics (its own registry); main.ts serves it on HARK_METRICS_PORT. */
   metrics?: WorkerMetrics;
+  /** Limits the reconciler to one account (tests share one database with other suites). */
+  reconcileAccountId?: string;
 }
 
 export interface RunningWorker {
@@ -164,10 +166,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }
   }
 
-  const sweeps =
-    config.sweepIntervalMs > 0
+  // The reconciler keeps its own period: turning the retention sweeps off (to keep content)
+  // must not leave a transcript whose job was lost processing for ever.
+  const reconciler =
+    config.reconcileIntervalMs > 0
       ? startSweeps({
-          intervalMs: config.sweepIntervalMs,
+          intervalMs: config.reconcileIntervalMs,
           redis,
           redisPrefix: config.redisPrefix,
           log: logger,
@@ -184,10 +188,26 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
                   maxProcessingMs: config.maxProcessingMs,
                   graceMs: config.reconcileGraceMs,
                   queuedPerAccount: config.queuedPerAccount,
+                  ...(deps.reconcileAccountId ? { accountId: deps.reconcileAccountId } : {}),
                   log: logger,
                 })),
               }),
             },
+          ],
+        })
+      : null;
+  if (!reconciler)
+    logger.warn(
+      'reconciler off (HARK_RECONCILE_INTERVAL_MS=0): transcripts whose job was lost stay processing',
+    );
+  const sweeps =
+    config.sweepIntervalMs > 0
+      ? startSweeps({
+          intervalMs: config.sweepIntervalMs,
+          redis,
+          redisPrefix: config.redisPrefix,
+          log: logger,
+          sweeps: [
             {
               name: 'retention',
               run: async () => ({ ...(await sweepRetention({ db, blobs, log: logger })) }),
@@ -207,7 +227,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     active,
     metrics,
     async close(graceMs = config.shutdownGraceMs) {
-      const { handedBack } = await consumer.close({ graceMs, stopped: async () => sweeps?.stop() });
+      const { handedBack } = await consumer.close({
+        graceMs,
+        stopped: async () => void (await Promise.all([sweeps?.stop(), reconciler?.stop()])),
+      });
       await Promise.allSettled([queues.close(), subscriber.quit(), diarizer.close?.()]);
       return { handedBack };
     },

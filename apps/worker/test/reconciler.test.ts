@@ -133,3 +133,37 @@ describe('reconciler', () => {
     expect(await h.transcribeQueue.getJob(id)).toBeUndefined();
   });
 });
+
+describe('a running worker reconciles on its own schedule', () => {
+  // Retention and upload sweeps off, as an operator keeping content would set them.
+  const r = workerTest({
+    HARK_RETENTION_SWEEP_MS: '0',
+    HARK_RECONCILE_INTERVAL_MS: '200',
+    HARK_RECONCILE_GRACE_MS: '0',
+  });
+
+  it('with HARK_RETENTION_SWEEP_MS=0: a lost job is enqueued again and completes, an expired transcript fails', async () => {
+    const acct = await r.account(100);
+    const uploadId = await r.upload(acct, await readFile(testEnv.jfkWav));
+    const lost = await r.transcript(acct, { uploadId });
+    // Fed into the queue, then Redis lost the job.
+    expect(await feedAccountNow(r.db, acct.accountId, 1)).toEqual([lost]);
+    // Held behind it, and past HARK_MAX_PROCESSING_MS (24 h) since its creation.
+    const expired = await r.transcript(acct, { url: 'https://example.com/a.wav' });
+    await r.db.transcript.update({
+      where: { id: expired },
+      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
+    });
+    // Limited to this account: the suites share one database.
+    await r.startWorker({ reconcileAccountId: acct.accountId });
+
+    expect(await r.finished(expired, { timeout: 10_000 })).toMatchObject({
+      status: 'failed',
+      errorCode: 'engine_failed',
+      errorMessage: 'Transcription did not finish within the time allowed.',
+    });
+    expect((await r.finished(lost, { timeout: 60_000 })).status).toBe('done');
+    expect(await r.db.ledgerEntry.count({ where: { transcriptId: lost, kind: 'charge' } })).toBe(1);
+    expect(await checkAccountInvariants(r.db, acct.accountId)).toEqual([]);
+  });
+});

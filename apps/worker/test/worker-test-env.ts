@@ -55,6 +55,8 @@ export async function workerEnv(overrides: Record<string, string> = {}): Promise
     HARK_STORAGE_DIR: path.join(root, 'storage'),
     HARK_TMP_DIR: path.join(root, 'tmp'),
     HARK_RETENTION_SWEEP_MS: '0',
+    // The reconciler acts on every account of the shared test database: off unless a test scopes it.
+    HARK_RECONCILE_INTERVAL_MS: '0',
     ALLOW_PRIVATE_URLS: 'true',
     ...overrides,
   };

@@ -268,6 +268,8 @@ async function startStack(opts: StackOptions, started: AppProcess[]): Promise<St
     WHISPER_BIN: testEngine.whisperBin,
     WHISPER_MODEL: testEngine.whisperModel,
     HARK_RETENTION_SWEEP_MS: '0',
+    // The reconciler acts on every account of the shared test database.
+    HARK_RECONCILE_INTERVAL_MS: '0',
     ...(await opts.env?.(root)),
   };
   const start = (name: Parameters<typeof startApp>[0], extra: Env) => {

@@ -97,6 +97,7 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
         HARK_JOB_LOCK_MS: '2000',
         HARK_STALLED_INTERVAL_MS: '1000',
         HARK_RETENTION_SWEEP_MS: '0',
+        HARK_RECONCILE_INTERVAL_MS: '0',
         ALLOW_PRIVATE_URLS: 'true',
         PORT: '0',
         HOST: '127.0.0.1',
@@ -124,6 +125,7 @@ async function openContext(): Promise<FaultContext & { close(): Promise<void> }>
         worker: w,
       } = await ctx.apiAndWorker({
         HARK_RETENTION_SWEEP_MS: '1000',
+        HARK_RECONCILE_INTERVAL_MS: '1000',
         HARK_RECONCILE_GRACE_MS: '500',
       });
       if (withDispatcher) await fleet.dispatcher(env);
