@@ -9,6 +9,7 @@ import {
   int,
   oneOf,
   optStr,
+  secretToken,
   str,
 } from '@hark/core';
 import type { UploadHasherKind } from '@hark/storage';
@@ -148,13 +149,5 @@ function decimal(env: Env, name: string, def: string): string {
   const v = env[name] ?? def;
   if (!/^\d{1,12}(\.\d{1,10})?$/.test(v))
     throw new ConfigError(`${name} must be a non-negative decimal, got "${v}"`);
-  return v;
-}
-
-/** An optional secret: unset or empty means off; shorter than 16 characters fails at boot. */
-function secretToken(env: Env, name: string): string | undefined {
-  const v = optStr(env, name);
-  if (v !== undefined && v.trim().length < 16)
-    throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
 }

@@ -163,6 +163,33 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({ ...base, WHISPER_THREADS: '3' }).whisper.threads).toBe(3);
   });
 
+  it('reconciles every HARK_RECONCILE_INTERVAL_MS, whatever the retention sweep period', () => {
+    expect(loadWorkerConfig(base).reconcileIntervalMs).toBe(60_000);
+    const c = loadWorkerConfig({ ...base, HARK_RETENTION_SWEEP_MS: '0' });
+    expect([c.sweepIntervalMs, c.reconcileIntervalMs]).toEqual([0, 60_000]);
+    expect(loadWorkerConfig({ ...base, HARK_RECONCILE_INTERVAL_MS: '5000' }).reconcileIntervalMs).toBe(5000);
+    expect(() => loadWorkerConfig({ ...base, HARK_RECONCILE_INTERVAL_MS: 'often' })).toThrow(
+      /HARK_RECONCILE_INTERVAL_MS/,
+    );
+  });
+
+  it('refuses a HARK_METRICS_TOKEN shorter than 16 characters, as the API does', () => {
+    expect(() => loadWorkerConfig({ ...base, HARK_METRICS_TOKEN: 'abc' })).toThrow(
+      'HARK_METRICS_TOKEN must be at least 16 characters',
+    );
+    expect(loadWorkerConfig({ ...base, HARK_METRICS_TOKEN: 'scrape-token-0123456789' }).metrics.token).toBe(
+      'scrape-token-0123456789',
+    );
+    expect(loadWorkerConfig({ ...base, HARK_METRICS_TOKEN: '' }).metrics.token).toBeUndefined();
+  });
+
+  it('LOG_LEVEL must be a log level, and its error names it', () => {
+    expect(() => loadWorkerConfig({ ...base, LOG_LEVEL: 'verbose' })).toThrow(/^LOG_LEVEL must be one of/);
+    expect(loadWorkerConfig({ ...base, LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(loadWorkerConfig({ ...base, LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
+    expect(loadWorkerConfig(base).logLevel).toBe('info');
+  });
+
   it('fails fast naming the bad variable', () => {
     expect(() => loadWorkerConfig({ ...base, WHISPER_MODEL: '' })).toThrow('WHISPER_MODEL is required');
     expect(() => loadWorkerConfig({ ...base, HARK_WORKER_CONCURRENCY: '0' })).toThrow(

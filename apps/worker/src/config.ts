@@ -27,6 +27,9 @@ import {
 } from '@hark/media';
 import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 
+/** The longest period a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The repository root, where `scripts/build-whisper.sh` puts whisper-cli by default. */
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -125,8 +128,15 @@ export interface WorkerConfig extends CommonConfig {
   tmpDir: string;
   /** `HARK_SHUTDOWN_GRACE_MS`: on SIGTERM, how long active jobs may run on before being handed back. Default 25 000. */
   shutdownGraceMs: number;
-  /** `HARK_RETENTION_SWEEP_MS`: period of the retention and upload sweeps; 0 turns them off. Default 60 000. */
+  /** `HARK_RETENTION_SWEEP_MS`: period of the retention and upload sweeps; 0 turns them off (not the reconciler). Default 60 000. */
   sweepIntervalMs: number;
+  /**
+   * `HARK_RECONCILE_INTERVAL_MS`: period of the reconciler (lost jobs, unfed accounts,
+   * `HARK_MAX_PROCESSING_MS`), independent of the retention sweeps. 0 turns it off (the test
+   * harnesses, which share one database; a warning at start): then a transcript whose job was
+   * lost stays processing. Default 60 000.
+   */
+  reconcileIntervalMs: number;
   /** `HARK_UPLOAD_TTL_HOURS`: uploads no transcript uses are removed after this. Default 24. */
   uploadTtlHours: number;
   /** `HARK_MAX_PROCESSING_MS`: a transcript still processing after this fails `engine_failed`. Default 24 h. */
@@ -239,7 +249,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     downloadTimeoutMs: int(env, 'HARK_DOWNLOAD_TIMEOUT_MS', 15 * 60_000, 1000),
     tmpDir,
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
-    sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0),
+    sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0, MAX_TIMER_MS),
+    reconcileIntervalMs: int(env, 'HARK_RECONCILE_INTERVAL_MS', 60_000, 0, MAX_TIMER_MS),
     uploadTtlHours: int(env, 'HARK_UPLOAD_TTL_HOURS', 24, 1),
     maxProcessingMs: int(env, 'HARK_MAX_PROCESSING_MS', 24 * 3600_000, 1000),
     reconcileGraceMs: int(env, 'HARK_RECONCILE_GRACE_MS', 60_000, 0),

@@ -57,13 +57,29 @@ export function oneOf<T extends string>(env: Env, name: string, choices: readonl
   return raw as T;
 }
 
+/**
+ * An optional secret such as `HARK_METRICS_TOKEN`: unset or empty means off; shorter than 16
+ * characters fails at boot (the same rule in every process).
+ */
+export function secretToken(env: Env, name: string): string | undefined {
+  const v = optStr(env, name);
+  if (v !== undefined && v.trim().length < 16)
+    throw new ConfigError(`${name} must be at least 16 characters`);
+  return v;
+}
+
+/** `LOG_LEVEL` values: pino's levels. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /** Configuration every process shares. */
 export interface CommonConfig {
   databaseUrl: string;
   redisUrl: string;
   /** Operator secret: keys API-key HMACs and seals webhook secrets. */
   secret: string;
-  logLevel: string;
+  /** `LOG_LEVEL`: one of `LOG_LEVELS`. Default `info`. */
+  logLevel: LogLevel;
   /** Prefix for Redis keys and BullMQ queues, so test runs and deployments never collide. */
   redisPrefix: string;
   allowPrivateUrls: boolean;
@@ -114,7 +130,7 @@ export function commonConfig(env: Env): CommonConfig {
     databaseUrl: str(env, 'DATABASE_URL'),
     redisUrl: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'),
     secret,
-    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     redisPrefix: str(env, 'HARK_REDIS_PREFIX', 'hark'),
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     storageDir: str(env, 'HARK_STORAGE_DIR', '.hark/storage'),
