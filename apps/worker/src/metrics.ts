@@ -10,6 +10,14 @@ import type { JobOutcome } from './transcribe.job';
  */
 export type JobRunOutcome = JobOutcome | 'failed' | 'retried' | 'handed_back';
 
+/** How long a scrape waits for the queue depths before answering without them. */
+const QUEUE_READ_TIMEOUT_MS = 2000;
+
+interface QueueDepth {
+  queue: string;
+  counts: Record<string, number>;
+}
+
 /** Job durations run from minutes to hours (10 h of audio at most). */
 const JOB_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 36_000];
 /** Engine seconds per audio second: below 1 is faster than real time. */
@@ -47,9 +55,27 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
   private queues: readonly Queue[] = [];
+  /** The Redis read in flight: a read that has not answered is not sent again (see `scrapeDepths`). */
+  private depthRead: Promise<QueueDepth[]> | null = null;
+  /** The outcome of the scrape in progress, shared by its collectors. */
+  private scrape: Promise<QueueDepth[] | null> | null = null;
+  private readonly readFailures = new Counter({
+    name: 'hark_queue_read_failures_total',
+    help: 'Scrapes that could not read the queue depths from Redis in time (hark_queue_jobs left out).',
+    registers: [this.registry],
+    // Waits for this scrape's read, so the count includes it.
+    collect: () => this.scrapeDepths().then(() => undefined),
+  });
 
-  constructor(onCollectError: (err: unknown) => void = () => undefined) {
-    const queues = () => this.queues;
+  /**
+   * `onCollectError`: told when a scrape could not read the queue depths (Redis away, or slower
+   * than `queueReadTimeoutMs`, default 2 s); the scrape answers anyway, without them.
+   */
+  constructor(
+    private readonly onCollectError: (err: unknown) => void = () => undefined,
+    private readonly queueReadTimeoutMs = QUEUE_READ_TIMEOUT_MS,
+  ) {
+    const depths = () => this.scrapeDepths();
     new Gauge({
       name: 'hark_queue_jobs',
       help: 'Jobs in each queue by state, read from Redis when scraped.',
@@ -57,18 +83,46 @@ export class WorkerMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        try {
-          for (const q of queues()) {
-            for (const [state, n] of Object.entries(await q.getJobCounts()))
-              this.set({ queue: q.name, state }, n);
-          }
-        } catch (err) {
-          // Redis away: the scrape still answers, without queue depths.
-          this.reset();
-          onCollectError(err);
-        }
+        // Redis away: the scrape still answers, without queue depths.
+        for (const { queue, counts } of (await depths()) ?? [])
+          for (const [state, n] of Object.entries(counts)) this.set({ queue, state }, n);
       },
     });
+  }
+
+  /**
+   * The depths of the watched queues for the scrape in progress (its collectors all start at
+   * once and share it), or null when Redis did not answer within the time-out: the failure is
+   * counted and told once per scrape. The reads go out on the worker's connection, which waits
+   * for Redis for ever, so a read still unanswered is waited on again rather than sent again:
+   * an outage never piles up commands.
+   */
+  private scrapeDepths(): Promise<QueueDepth[] | null> {
+    this.scrape ??= this.readDepths().finally(() => (this.scrape = null));
+    return this.scrape;
+  }
+
+  private async readDepths(): Promise<QueueDepth[] | null> {
+    this.depthRead ??= Promise.all(
+      this.queues.map(async (q) => ({ queue: q.name, counts: await q.getJobCounts() })),
+    ).finally(() => (this.depthRead = null));
+    const read = this.depthRead;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`queue depths not read from Redis within ${this.queueReadTimeoutMs} ms`)),
+        this.queueReadTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([read, timedOut]);
+    } catch (err) {
+      this.readFailures.inc();
+      this.onCollectError(err);
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Queues whose depth is reported (the worker's transcribe and webhook queues). */

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { type MetricsServer, startMetricsServer } from '@hark/metrics';
 import { metricSample, scrapeMetrics, waitFor } from '@hark/testing';
 import { teardownFirst } from '@hark/testing/jest';
+import { createQueues, workerConnection } from '@hark/queue';
+import { WorkerMetrics } from '../src/metrics';
 import type { RunningWorker } from '../src/worker';
 import { testEnv, workerTest } from './worker-test-env';
 
@@ -73,6 +75,7 @@ it('counts job runs by outcome with their durations, the engine real-time factor
   expect(depth('transcribe', 'failed')).toBe(1);
   expect(depth('transcribe', 'active')).toBe(0);
   expect(depth('webhook', 'waiting')).toBe(1);
+  expect(metricSample(text, 'hark_queue_read_failures_total')).toBe(0);
 
   // Bounded labels: no ids.
   expect(text).not.toContain(done);
@@ -84,4 +87,32 @@ it('counts job runs by outcome with their durations, the engine real-time factor
 it('/healthz answers while the worker runs', async () => {
   const res = await fetch(`${base}/healthz`);
   expect(res.status).toBe(200);
+});
+
+it('answers within a few seconds while Redis is unreachable: the worker metrics, no queue depths, the failed read counted', async () => {
+  // The watched queues on a workerConnection (retries for ever) to a port nothing listens on.
+  const redis = workerConnection('redis://127.0.0.1:1', { retryStrategy: () => 200 });
+  redis.on('error', () => undefined);
+  const queues = createQueues(redis, 'hark-metrics-down');
+  for (const q of [queues.transcribe.queue, queues.webhooks.queue]) q.on('error', () => undefined);
+  const errors: unknown[] = [];
+  const metrics = new WorkerMetrics((err) => errors.push(err));
+  metrics.watchQueues([queues.transcribe.queue, queues.webhooks.queue]);
+  metrics.jobFinished('done', 3);
+  const down = await startMetricsServer({ registry: metrics.registry, port: 0, host: '127.0.0.1' });
+  try {
+    for (let scrape = 1; scrape <= 2; scrape++) {
+      const started = Date.now();
+      const text = await scrapeMetrics(`http://127.0.0.1:${down.port}`);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(metricSample(text, 'hark_jobs_total', { outcome: 'done' })).toBe(1);
+      expect(text).toContain('process_cpu_user_seconds_total');
+      expect(text).not.toMatch(/^hark_queue_jobs\{/m);
+      expect(metricSample(text, 'hark_queue_read_failures_total')).toBe(scrape);
+      expect(errors).toHaveLength(scrape);
+    }
+  } finally {
+    await down.close();
+    redis.disconnect();
+  }
 });
