@@ -33,7 +33,7 @@ export interface ApiServices {
   audio: OpenAiAudioService;
   /** The read-only queue dashboard, when an operator token is configured (never with an empty one). */
   board: QueueBoard | null;
-  /** Shutdown has begun: requests waiting on the OpenAI routes answer at once. */
+  /** Shutdown has begun: waiting requests (`GET /v1/transcripts/{id}?wait=`, the OpenAI routes) answer at once. */
   beginDrain(): void;
   close(): Promise<void>;
 }
@@ -48,10 +48,13 @@ export function composeServices(deps: ApiDeps): ApiServices {
     noCreditBytes: config.uploadNoCreditBytes,
   });
   const queue = new TranscriptQueue(deps.redis, config.redisPrefix);
+  // Aborted when shutdown begins: requests waiting (long-polls, the OpenAI routes) answer at once.
+  const draining = new AbortController();
   const waiter = new CompletionWaiter(
     // Subscribers must queue commands until connected, whatever the producer connection does.
     deps.redis.duplicate({ lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null }),
     transcriptDoneChannel(config.redisPrefix),
+    draining.signal,
   );
   const transcripts = new TranscriptService(deps.db, queue, waiter, deps.blobs, {
     ratePerHour: config.ratePerHour,
@@ -63,7 +66,6 @@ export function composeServices(deps: ApiDeps): ApiServices {
       (await checkPublicUrl(url, { allowPrivate: config.allowPrivateUrls })).ok,
   });
   const replays = new WebhookReplayQueue(deps.redis, config.redisPrefix);
-  const draining = new AbortController();
   const board = config.operatorToken
     ? queueBoard(deps.redis, config.redisPrefix, config.operatorToken)
     : null;

@@ -103,3 +103,48 @@ it('SIGTERM under load: requests arriving during the drain are answered, readine
     api.kill('SIGKILL');
   }
 });
+
+it('SIGTERM ends long-polls at once: GET ?wait= answers the transcript still processing, then a quick exit 0', async () => {
+  const storage = await scratch('hark-shutdown-wait-');
+  const api: AppProcess = startApp('api', {
+    PORT: '0',
+    HARK_STORAGE_DIR: storage,
+    HARK_REDIS_PREFIX: `hark-shutdown-wait-${process.pid}`,
+    HARK_SHUTDOWN_DRAIN_MS: '1500',
+  });
+  try {
+    const port = (await api.waitForLog('api listening')).port as number;
+    const acct = await createTestAccount(db, process.env.HARK_SECRET!, { toppedUp: true, credits: 1000 });
+    // No worker runs: the transcript stays processing.
+    const created = await fresh(port, 'POST', '/v1/transcripts', acct.auth, {
+      url: 'https://example.com/a.wav',
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as { data: { id: string } }).data.id;
+    const waiting = fresh(port, 'GET', `/v1/transcripts/${id}?wait=60`, acct.auth);
+    await sleep(500);
+
+    const t0 = Date.now();
+    api.kill('SIGTERM');
+    await api.waitForLog('shutting down: draining', 5000);
+    const answered = await waiting;
+    const answeredMs = Date.now() - t0;
+    // One that arrives during the drain does not wait either.
+    const t1 = Date.now();
+    const late = await fresh(port, 'GET', `/v1/transcripts/${id}?wait=60`, acct.auth);
+    const lateMs = Date.now() - t1;
+
+    for (const a of [answered, late]) {
+      expect(a.err ?? a.status).toBe(200);
+      expect(a.body).toMatchObject({ data: { id, status: 'processing' } });
+      expect(a.connection).toBe('close');
+    }
+    expect(answeredMs).toBeLessThan(1000);
+    expect(lateMs).toBeLessThan(1000);
+    expect(await api.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(api.logs.filter((l) => typeof l.level === 'number' && l.level >= 50)).toEqual([]);
+  } finally {
+    api.kill('SIGKILL');
+  }
+});

@@ -8,9 +8,15 @@ export class CompletionWaiter {
   private readonly waiters = new Map<string, Set<() => void>>();
   private ready: Promise<unknown> | null = null;
 
+  /**
+   * `draining`: aborted when the API begins draining for shutdown; every wait then ends at once
+   * (the request answers the transcript as it stands, still processing), those already waiting
+   * and those that begin later, so no long-poll holds the shutdown up to its grace period.
+   */
   constructor(
     private readonly subscriber: Redis,
     private readonly channel: string,
+    private readonly draining?: AbortSignal,
   ) {
     subscriber.on('message', (_ch: string, id: string) => {
       const set = this.waiters.get(id);
@@ -18,6 +24,7 @@ export class CompletionWaiter {
       this.waiters.delete(id);
       for (const wake of set) wake();
     });
+    draining?.addEventListener('abort', () => this.wakeAll(), { once: true });
   }
 
   /** Subscribes once, lazily; callers await it before checking the row so no wake is missed. */
@@ -39,7 +46,7 @@ export class CompletionWaiter {
     const set = this.waiters.get(id) ?? new Set();
     set.add(wake);
     this.waiters.set(id, set);
-    const timer = setTimeout(wake, ms);
+    const timer = setTimeout(wake, this.draining?.aborted ? 0 : ms);
     const cancel = () => {
       clearTimeout(timer);
       set.delete(wake);
@@ -50,9 +57,13 @@ export class CompletionWaiter {
     return { done, cancel };
   }
 
-  async close(): Promise<void> {
+  private wakeAll(): void {
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.waiters.clear();
+  }
+
+  async close(): Promise<void> {
+    this.wakeAll();
     // quit() can fail (no connection yet, and no offline queue) after starting to connect: a
     // client left like that would hold its socket open, so it is disconnected instead.
     await this.subscriber.quit().catch(() => this.subscriber.disconnect());
