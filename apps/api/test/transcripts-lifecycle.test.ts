@@ -1,7 +1,14 @@
 import request from 'supertest';
 import { transcriptDoneChannel } from '@hark/queue';
 import { completeTranscript, failTranscript } from '@hark/transcripts';
-import { checkAccountInvariants, type TestAccount } from '@hark/testing';
+import {
+  CALLER_DATA_ERASED,
+  billingOf,
+  callerDataLeft,
+  checkAccountInvariants,
+  type TestAccount,
+  withCallerData,
+} from '@hark/testing';
 import { CompletionWaiter } from '../src/services/completion-waiter';
 import { TranscriptService } from '../src/services/transcript.service';
 import { apiTest, envelope } from './helpers';
@@ -267,76 +274,14 @@ describe('delete', () => {
     const id = res.body.data.id as string;
     await finish(id, 5);
     // What the other create paths store (an audio URL with credentials; the OpenAI route's
-    // prompt) and what a failure stores, on the same row.
-    await api.db.transcript.update({
-      where: { id },
-      data: {
-        url: 'https://files.example.com/a.wav?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef',
-        prompt: 'Confidential: patient John Smith',
-        errorMessage: 'The audio could not be decoded.',
-        audioSha256: 'ab'.repeat(32),
-      },
-    });
-    for (const attempt of [1, 2]) {
-      await api.db.webhookDelivery.create({
-        data: {
-          id: `whd_${id}_${attempt}`,
-          transcriptId: id,
-          url: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
-          attempt,
-          delivered: attempt === 2,
-          statusCode: attempt === 2 ? 200 : 500,
-          responsePreview: 'echo: {"patient":"Jane Doe"}',
-          durationMs: 12,
-        },
-      });
-    }
-    const billing = async () => {
-      const r = await api.db.transcript.findUniqueOrThrow({ where: { id }, include: { usage: true } });
-      return {
-        accountId: r.accountId,
-        status: r.status,
-        durationSeconds: r.durationSeconds,
-        cost: r.cost.toString(),
-        rate: r.rate.toString(),
-        createdAt: r.createdAt,
-        finishedAt: r.finishedAt,
-        usage: r.usage,
-      };
-    };
-    const before = await billing();
+    // prompt), what a failure stores, and delivery records echoing it, on the same row.
+    await withCallerData(api.db, id);
+    const before = await billingOf(api.db, id);
+    expect(before.usage).toMatchObject({ seconds: 5 });
 
     await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth).expect(200);
-    const t = await api.db.transcript.findUniqueOrThrow({ where: { id } });
-    expect({
-      url: t.url,
-      webhookUrl: t.webhookUrl,
-      metadata: t.metadata,
-      externalId: t.externalId,
-      prompt: t.prompt,
-      errorMessage: t.errorMessage,
-      audioSha256: t.audioSha256,
-      glossary: t.glossary,
-    }).toEqual({
-      url: null,
-      webhookUrl: null,
-      metadata: null,
-      externalId: null,
-      prompt: null,
-      errorMessage: null,
-      audioSha256: null,
-      glossary: null,
-    });
-    expect(await billing()).toEqual(before);
-    expect(before.usage).toMatchObject({ seconds: 5 });
-    const deliveries = await api.db.webhookDelivery.findMany({
-      where: { transcriptId: id },
-      orderBy: { attempt: 'asc' },
-    });
-    expect(deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered])).toEqual([
-      [1, 'https://hooks.example.com:8443', null, 500, false],
-      [2, 'https://hooks.example.com:8443', null, 200, true],
-    ]);
+    expect(await callerDataLeft(api.db, id)).toEqual(CALLER_DATA_ERASED);
+    expect(await billingOf(api.db, id)).toEqual(before);
   });
 
   it('a sibling still processing the same upload keeps its bytes; the upload is gone for every new use', async () => {

@@ -3,7 +3,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createGuardedClient } from '@hark/http';
-import { checkAccountInvariants, waitFor } from '@hark/testing';
+import {
+  CALLER_DATA_ERASED,
+  billingOf,
+  callerDataLeft,
+  checkAccountInvariants,
+  waitFor,
+  withCallerData,
+} from '@hark/testing';
 import { cancelTranscript, failTranscript } from '@hark/transcripts';
 import { fetchAudio } from '../src/audio-source';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
@@ -109,11 +116,13 @@ describe('retention sweep', () => {
 
   it('erases the caller data on the row and on its delivery records; keeps what usage and billing need', async () => {
     const expired = await doneTranscript({ expiresAt: past() });
-    await withCallerData(expired.id);
-    const before = await h.row(expired.id);
+    await withCallerData(h.db, expired.id);
+    const before = await billingOf(h.db, expired.id);
+    expect(before.usage).not.toBeNull();
 
     await sweepRetention({ db: h.db, blobs: h.blobs });
-    await expectCallerDataErased(expired.id, before);
+    expect(await callerDataLeft(h.db, expired.id)).toEqual(CALLER_DATA_ERASED);
+    expect(await billingOf(h.db, expired.id)).toEqual(before);
   });
 
   it('purges idempotency records past their expiry; keeps live ones', async () => {
@@ -133,82 +142,6 @@ describe('retention sweep', () => {
     expect(left.map((r) => r.key)).toEqual([live.key]);
   });
 });
-
-/** Caller-supplied data a transcript can carry, and two delivery records of its notice. */
-async function withCallerData(id: string) {
-  await h.db.transcript.update({
-    where: { id },
-    data: {
-      url: 'https://files.example.com/a.wav?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef',
-      webhookUrl: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
-      metadata: { patient: 'Jane Doe' },
-      externalId: 'case-4711-jane-doe',
-      prompt: 'Confidential: patient John Smith',
-      errorMessage: 'The audio could not be decoded.',
-      audioSha256: 'ab'.repeat(32),
-    },
-  });
-  for (const attempt of [1, 2]) {
-    await h.db.webhookDelivery.create({
-      data: {
-        id: `whd_${id}_${attempt}`,
-        transcriptId: id,
-        url: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
-        attempt,
-        delivered: attempt === 2,
-        statusCode: attempt === 2 ? 200 : 500,
-        responsePreview: 'echo: {"patient":"Jane Doe"}',
-        durationMs: 12,
-      },
-    });
-  }
-}
-
-async function expectCallerDataErased(id: string, before: Awaited<ReturnType<typeof h.row>>) {
-  const t = await h.row(id);
-  expect({
-    url: t.url,
-    webhookUrl: t.webhookUrl,
-    metadata: t.metadata,
-    externalId: t.externalId,
-    prompt: t.prompt,
-    errorMessage: t.errorMessage,
-    audioSha256: t.audioSha256,
-    glossary: t.glossary,
-    content: t.content,
-  }).toEqual({
-    url: null,
-    webhookUrl: null,
-    metadata: null,
-    externalId: null,
-    prompt: null,
-    errorMessage: null,
-    audioSha256: null,
-    glossary: null,
-    content: null,
-  });
-  // Billing and usage: unchanged.
-  const kept = (r: typeof t) => ({
-    accountId: r.accountId,
-    status: r.status,
-    durationSeconds: r.durationSeconds,
-    cost: r.cost.toString(),
-    rate: r.rate.toString(),
-    createdAt: r.createdAt,
-    finishedAt: r.finishedAt,
-    usage: r.usage,
-  });
-  expect(kept(t)).toEqual(kept(before));
-  expect(t.usage).not.toBeNull();
-  const deliveries = await h.db.webhookDelivery.findMany({
-    where: { transcriptId: id },
-    orderBy: { attempt: 'asc' },
-  });
-  expect(deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered])).toEqual([
-    [1, 'https://hooks.example.com:8443', null, 500, false],
-    [2, 'https://hooks.example.com:8443', null, 200, true],
-  ]);
-}
 
 describe('upload sweep', () => {
   it('removes uploads no transcript used within the TTL, row and file; keeps fresh and used ones', async () => {

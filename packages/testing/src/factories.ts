@@ -63,3 +63,95 @@ export async function createProcessingTranscript(
   });
   return id;
 }
+
+/**
+ * Gives a transcript the caller-supplied data it can carry (an audio URL with presigned
+ * credentials, a webhook URL with a token, personal metadata, an OpenAI-route prompt, an error
+ * message, an audio digest) and two delivery records of its notice echoing some of it: what a
+ * deletion or the retention sweep must erase.
+ */
+export async function withCallerData(db: Db, id: string): Promise<void> {
+  await db.transcript.update({
+    where: { id },
+    data: {
+      url: 'https://files.example.com/a.wav?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef',
+      webhookUrl: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+      metadata: { patient: 'Jane Doe' },
+      externalId: 'case-4711-jane-doe',
+      prompt: 'Confidential: patient John Smith',
+      errorMessage: 'The audio could not be decoded.',
+      audioSha256: 'ab'.repeat(32),
+    },
+  });
+  for (const attempt of [1, 2]) {
+    await db.webhookDelivery.create({
+      data: {
+        id: `whd_${id}_${attempt}`,
+        transcriptId: id,
+        url: 'https://hooks.example.com:8443/h?token=WHTOKEN123SECRET',
+        attempt,
+        delivered: attempt === 2,
+        statusCode: attempt === 2 ? 200 : 500,
+        responsePreview: 'echo: {"patient":"Jane Doe"}',
+        durationMs: 12,
+      },
+    });
+  }
+}
+
+/** What `withCallerData` put on a transcript that is still there (content included), to compare with `CALLER_DATA_ERASED`. */
+export async function callerDataLeft(db: Db, id: string) {
+  const t = await db.transcript.findUniqueOrThrow({ where: { id }, include: { content: true } });
+  const deliveries = await db.webhookDelivery.findMany({
+    where: { transcriptId: id },
+    orderBy: { attempt: 'asc' },
+  });
+  return {
+    row: {
+      url: t.url,
+      webhookUrl: t.webhookUrl,
+      metadata: t.metadata,
+      externalId: t.externalId,
+      prompt: t.prompt,
+      errorMessage: t.errorMessage,
+      audioSha256: t.audioSha256,
+      glossary: t.glossary,
+      content: t.content,
+    },
+    deliveries: deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered]),
+  };
+}
+
+/** `callerDataLeft` after an erasure of a transcript given `withCallerData`: nothing but the URLs' origins. */
+export const CALLER_DATA_ERASED = {
+  row: {
+    url: null,
+    webhookUrl: null,
+    metadata: null,
+    externalId: null,
+    prompt: null,
+    errorMessage: null,
+    audioSha256: null,
+    glossary: null,
+    content: null,
+  },
+  deliveries: [
+    [1, 'https://hooks.example.com:8443', null, 500, false],
+    [2, 'https://hooks.example.com:8443', null, 200, true],
+  ],
+};
+
+/** What usage and billing keep of a transcript through its erasure. */
+export async function billingOf(db: Db, id: string) {
+  const r = await db.transcript.findUniqueOrThrow({ where: { id }, include: { usage: true } });
+  return {
+    accountId: r.accountId,
+    status: r.status,
+    durationSeconds: r.durationSeconds,
+    cost: r.cost.toString(),
+    rate: r.rate.toString(),
+    createdAt: r.createdAt,
+    finishedAt: r.finishedAt,
+    usage: r.usage,
+  };
+}
