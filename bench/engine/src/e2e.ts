@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exit, median, peakRssMb, run, toWav16k, withStack } from '@hark/bench-common';
-import { WhisperEngine, prepareModel } from '@hark/media';
+import { WhisperEngine, dtwPreset, prepareModel } from '@hark/media';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_E2E_RUNS ?? 3);
@@ -36,11 +36,14 @@ async function main(): Promise<void> {
     quantizeBin: path.join(path.dirname(env.WHISPER_BIN!), 'whisper-quantize'),
     cacheDir: MODEL_CACHE,
   });
+  // The worker's decoding, DTW word timestamps included (its default since 2026-11-26), so the
+  // overhead below is Hark's own path (probe, decode, the speech gate's pass, completion).
   const engine = new WhisperEngine({
     binaryPath: env.WHISPER_BIN!,
     modelPath: model.path,
     threads: Number(THREADS),
     modelName: 'whisper-base',
+    dtwPreset: await dtwPreset(model.path),
   });
 
   const appEnv = {
@@ -71,7 +74,9 @@ async function main(): Promise<void> {
     const times = clips.map(() => ({ bare: [] as number[], hark: [] as number[], fw: [] as number[] }));
     for (let r = 0; r < RUNS; r++) {
       for (const [i, c] of clips.entries()) {
-        times[i]!.bare.push(await timed(() => engine.transcribe({ wavPath: wavs[i]! })));
+        times[i]!.bare.push(
+          await timed(() => engine.transcribe({ wavPath: wavs[i]!, wordTimestamps: 'dtw' })),
+        );
         times[i]!.hark.push(await timed(() => createToDone(uploads[i]!)));
         times[i]!.fw.push(await timed(() => fw(c.src)));
       }

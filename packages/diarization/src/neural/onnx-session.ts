@@ -9,7 +9,9 @@ const ort = require(workerData.ortPath);
 // cached per input shape would grow without bound on long files.
 const opts = { intraOpNumThreads: workerData.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', enableMemPattern: false };
 const seg = ort.InferenceSession.create(workerData.segmentationPath, opts);
-const emb = ort.InferenceSession.create(workerData.embeddingPath, opts);
+// CAM++ only when first asked for: the speech pass (segmentation alone) never loads it.
+let emb = null;
+const embedding = () => (emb ??= ort.InferenceSession.create(workerData.embeddingPath, opts));
 const canceled = new Set();
 let queue = Promise.resolve();
 parentPort.on('message', (msg) => {
@@ -19,7 +21,7 @@ parentPort.on('message', (msg) => {
 });
 // After the run in progress (native code must not be torn down mid-run: the process aborts).
 async function release() {
-  for (const s of [seg, emb]) await s.then((x) => x.release()).catch(() => undefined);
+  for (const s of [seg, emb]) if (s) await s.then((x) => x.release()).catch(() => undefined);
   process.exit(0);
 }
 async function run(msg) {
@@ -31,7 +33,7 @@ async function run(msg) {
       const r = await s.run({ waveform: new ort.Tensor('float32', msg.data, [msg.batch, 1, msg.data.length / msg.batch]) });
       out = r.log_probs.data;
     } else {
-      const s = await emb;
+      const s = await embedding();
       const r = await s.run({ fbank: new ort.Tensor('float32', msg.data, [1, msg.data.length / 80, 80]) });
       out = r.embedding.data;
     }
