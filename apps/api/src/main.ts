@@ -1,4 +1,5 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
+import { exitOnSignalsUntilReady } from '@hark/queue';
 import { describeStorage } from '@hark/storage';
 import { createApp } from './app';
 import { answerClientErrors } from './client-errors';
@@ -9,7 +10,9 @@ import { connectApiDeps } from './wiring';
 async function main(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger(config.logLevel, 'api');
+  const starting = exitOnSignalsUntilReady(logger, 'api');
   const deps = await connectApiDeps(config, logger);
+  starting();
   const app = createApp(deps);
   const server = app.listen(config.port, config.host, () => {
     const addr = server.address();

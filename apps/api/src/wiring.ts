@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
 import { createDb, createPgPool } from '@hark/db';
-import { producerConnection } from '@hark/queue';
+import { logRedisErrors, producerConnection, waitForRedis } from '@hark/queue';
 import { ChosenUploadHashing, createBlobStore } from '@hark/storage';
 import type { ApiConfig } from './config';
 import type { ApiDeps } from './context';
@@ -32,7 +31,7 @@ export function buildApiDeps(config: ApiConfig, logger: Logger): BuiltApiDeps {
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = false;
   });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  logRedisErrors(redis, (fields, msg) => logger.warn(fields, msg));
   return {
     config,
     db,
@@ -59,6 +58,6 @@ export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise
   // reporting ready and answering 500 or 401 to everything.
   await checkDatabase(deps.db);
   await checkSecretOpensKeys(deps.db, config.secret);
-  if (deps.redis.status !== 'ready') await once(deps.redis, 'ready');
+  await waitForRedis(deps.redis, config.redisStartTimeoutMs);
   return { ...deps, uploadHasher: await deps.uploadHashing.describe() };
 }

@@ -3,7 +3,13 @@
 import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
-import { closeOnSignals, workerConnection } from '@hark/queue';
+import {
+  closeOnSignals,
+  exitOnSignalsUntilReady,
+  logRedisErrors,
+  waitForRedis,
+  workerConnection,
+} from '@hark/queue';
 import { loadDispatcherConfig } from './config';
 import { startDispatcher } from './dispatcher';
 import { createLogger } from './logger';
@@ -11,16 +17,19 @@ import { createLogger } from './logger';
 async function main(): Promise<void> {
   const config = loadDispatcherConfig();
   const logger = createLogger(config.logLevel);
+  const ready = exitOnSignalsUntilReady(logger, 'dispatcher');
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  logRedisErrors(redis, (fields, msg) => logger.warn(fields, msg));
   await checkDatabase(db);
   // Another HARK_SECRET than the keys': every notice would fail to unseal its signing secret.
   await checkSecretOpensKeys(db, config.secret);
+  await waitForRedis(redis, config.redisStartTimeoutMs);
   const running = await startDispatcher({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
   // Before the ready line: whoever waits for it may signal at once.
+  ready();
   closeOnSignals({
     logger,
     name: 'dispatcher',

@@ -5,7 +5,13 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
-import { closeOnSignals, workerConnection } from '@hark/queue';
+import {
+  closeOnSignals,
+  exitOnSignalsUntilReady,
+  logRedisErrors,
+  waitForRedis,
+  workerConnection,
+} from '@hark/queue';
 import { checkWhisperModel, dtwPreset, prepareModel } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
@@ -16,18 +22,21 @@ import { startWorker } from './worker';
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const logger = createLogger(config.logLevel);
+  const ready = exitOnSignalsUntilReady(logger, 'worker');
   await checkEngine(config);
   await checkVadModel(config);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  logRedisErrors(redis, (fields, msg) => logger.warn(fields, msg));
   await db.$queryRaw`SELECT 1`;
+  await waitForRedis(redis, config.redisStartTimeoutMs);
   config.whisper.modelPath = await prepareEngineModel(config, logger);
   config.whisper.dtwPreset = await modelDtwPreset(config, logger);
   const running = await startWorker({ config, db, redis, logger });
   const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
 
   // Before the ready line: whoever waits for it may signal at once.
+  ready();
   closeOnSignals({
     logger,
     name: 'worker',

@@ -1,7 +1,7 @@
 import { type Processor, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type JobPayloads, type JobResults, type QueueName, bullPrefix } from './catalog';
-import { type QueueTuning, workerOptions } from './connection';
+import { type QueueTuning, atMostEvery, workerOptions } from './connection';
 import { type Consumer, type ConsumerLogger, type HandBack, closeConsumer } from './consumer-close';
 
 /** The handler of queue `N`: takes its payload, returns its result. */
@@ -81,7 +81,12 @@ async function startConsumer<N extends QueueName>(
     handler,
     workerOptions(connection, bullPrefix(redisPrefix), tuning),
   );
-  worker.on('error', (err) => logger.error({ err: err.message }, 'worker error'));
+  worker.on(
+    'error',
+    atMostEvery(10_000, (err, skipped) =>
+      logger.error({ err: err.message, ...(skipped > 0 ? { skipped } : {}) }, 'worker error'),
+    ),
+  );
   listen?.(worker);
   await worker.waitUntilReady();
   return { worker, close: (close) => closeConsumer(worker, handBack, close, logger) };

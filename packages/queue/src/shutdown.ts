@@ -35,3 +35,23 @@ export function closeOnSignals(steps: ShutdownSteps): void {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
+
+/**
+ * Until the process is ready (call the returned function then, before `closeOnSignals`): SIGTERM
+ * or SIGINT exits 0 at once, as decisions ask of every process. Without it a signal during start
+ * (waiting for Redis, say) ended the process with 143.
+ */
+export function exitOnSignalsUntilReady(logger: ConsumerLogger, name: string): () => void {
+  const stop = (signal: string) => {
+    logger.info({ signal }, `${name} stopped before it was ready`);
+    process.exit(0);
+  };
+  const onTerm = () => stop('SIGTERM');
+  const onInt = () => stop('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
+  return () => {
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+  };
+}
