@@ -108,6 +108,9 @@ describe('loadWorkerConfig', () => {
     expect(gate({ HARK_DIARIZER: 'classic' })).toBe('off');
     expect(gate({ HARK_DIARIZER: 'classic', HARK_SPEECH_GATE: 'on' })).toBe('speakers');
     expect(() => gate({ HARK_SPEECH_GATE: 'yes' })).toThrow(/HARK_SPEECH_GATE/);
+    // With WHISPER_VAD=on the engine decodes only speech: the plain transcripts' pass would only cost.
+    expect(gate({ WHISPER_VAD: 'on' })).toBe('speakers');
+    expect(gate({ WHISPER_VAD: 'on', HARK_SPEECH_GATE: 'on' })).toBe('all');
   });
 
   it('decodes everything by default; WHISPER_VAD=on decodes only the speech Silero finds, each setting checked', () => {

@@ -106,8 +106,8 @@ export interface DiarizerConfig {
    * transcript (with speakers by the diarization timeline, without by a segmentation-only pass,
    * `NeuralDiarizer.speech`); `speakers`: transcripts with speakers only; `off`. From
    * `HARK_SPEECH_GATE` `auto` (the default; `all` with the neural diarizer, whose models it
-   * needs, `off` with the classic one), `on` (`all`, or `speakers` with the classic diarizer),
-   * `speakers`, `off`.
+   * needs, but `speakers` with WHISPER_VAD=on, where the engine skips silence itself; `off` with
+   * the classic one), `on` (`all`, or `speakers` with the classic diarizer), `speakers`, `off`.
    */
   speechGate: SpeechGate;
 }
@@ -195,10 +195,12 @@ function vadOptions(env: Env): VadOptions | null {
  * utterances) it drops none of 416. The classic pipeline (Silero VAD) would drop 27 real words
  * and has no speech pass of its own (bench/der/README.md, "Words in silence").
  */
-function speechGate(env: Env, kind: DiarizerConfig['kind']): SpeechGate {
+function speechGate(env: Env, kind: DiarizerConfig['kind'], vad: boolean): SpeechGate {
   const asked = oneOf(env, 'HARK_SPEECH_GATE', ['auto', 'on', 'speakers', 'off'] as const, 'auto');
   if (asked === 'off' || asked === 'speakers') return asked;
-  if (kind === 'neural') return 'all';
+  // With WHISPER_VAD=on the engine writes no word in silence (bench/der README, "Words with
+  // VAD"): `auto` spares plain transcripts the pass, which would only cost.
+  if (kind === 'neural') return asked === 'auto' && vad ? 'speakers' : 'all';
   return asked === 'on' ? 'speakers' : 'off';
 }
 
@@ -235,7 +237,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       kind: diarizerKind,
       modelsDir: path.resolve(str(env, 'HARK_MODELS_DIR', path.join(REPO_ROOT, '../shared/models'))),
       threads: int(env, 'HARK_DIARIZER_THREADS', Math.min(2, availableParallelism()), 1, 64),
-      speechGate: speechGate(env, diarizerKind),
+      speechGate: speechGate(env, diarizerKind, vadOptions(env) !== null),
     },
     queue: {
       concurrency,
