@@ -246,6 +246,8 @@ describe('redactPreview', () => {
       'Authorization%3A%20Bearer%20abc123secret',
       'api_key%3Dsupersecretvalue123',
       'q=1&data=password%3Dhunter2secret',
+      // A URL in a query, encoded twice (review).
+      'next%3Dhttps%253A%252F%252Fx%253Fapi_key%253Dsupersecretvalue123',
     ]) {
       const out = redactPreview(body)!;
       expect(out).toContain(REDACTED);

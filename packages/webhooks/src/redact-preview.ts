@@ -100,14 +100,22 @@ function percentDecode(run: string): string {
 }
 
 /**
- * The rules, on the text and on the decoded form of its percent-encoded runs: a run whose decoded
- * form has a credential is shown decoded and redacted; the others are kept as sent.
+ * The rules, on the text and on the decoded forms of its percent-encoded runs (decoded up to three
+ * times): a run whose decoded form has a credential is shown decoded and redacted; the others are
+ * kept as sent.
  */
 function redact(text: string): string {
   const decodedRuns = text.replace(ENCODED_RUN, (run) => {
-    const decoded = percentDecode(run);
-    const redacted = redactPlain(decoded);
-    return redacted === decoded ? run : redacted;
+    // A URL inside a query is encoded twice (`api_key%253D...`): up to three decodings.
+    let decoded = run;
+    for (let pass = 0; pass < 3; pass++) {
+      const next = percentDecode(decoded);
+      if (next === decoded) break;
+      decoded = next;
+      const redacted = redactPlain(decoded);
+      if (redacted !== decoded) return redacted;
+    }
+    return run;
   });
   return redactPlain(decodedRuns);
 }
