@@ -66,6 +66,7 @@ interface Pending {
 export class NeuralSession {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
+  private closed = false;
   private nextId = 1;
 
   constructor(
@@ -90,6 +91,7 @@ export class NeuralSession {
    * first; those sent after are rejected.
    */
   async close(graceMs = 10_000): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
@@ -108,6 +110,8 @@ export class NeuralSession {
     signal?: AbortSignal,
   ): Promise<Float32Array> {
     signal?.throwIfAborted();
+    // A thread started now would be torn down mid-load when the process exits.
+    if (this.closed) return Promise.reject(new Error('neural diarization: the session is closed'));
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<Float32Array>((resolve, reject) => {
