@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { MediaAbortError } from './media-error';
@@ -118,6 +118,23 @@ function findTool(name: string): string | null {
   return found;
 }
 
+let setprivChecked: string | null | undefined;
+
+/**
+ * util-linux `setpriv` on PATH when it takes `--pdeathsig` (util-linux 2.33 and later; an older
+ * one would make every spawn fail), tried once; else null.
+ */
+function pdeathsigSetpriv(): string | null {
+  if (setprivChecked !== undefined) return setprivChecked;
+  const setpriv = findTool('setpriv');
+  setprivChecked =
+    setpriv !== null &&
+    spawnSync(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0
+      ? setpriv
+      : null;
+  return setprivChecked;
+}
+
 /** util-linux `prlimit` on PATH (looked up once), or null. */
 export function findPrlimit(): string | null {
   return findTool('prlimit');
@@ -132,7 +149,7 @@ export function findPrlimit(): string | null {
  */
 function wrapped(command: string, args: readonly string[], maxAddressSpaceBytes: number | undefined) {
   const line: string[] = [];
-  const setpriv = findTool('setpriv');
+  const setpriv = pdeathsigSetpriv();
   if (setpriv !== null) line.push(setpriv, '--pdeathsig', 'KILL', '--');
   const prlimit = maxAddressSpaceBytes === undefined ? null : findPrlimit();
   if (prlimit !== null) line.push(prlimit, `--as=${Math.floor(maxAddressSpaceBytes as number)}`, '--');
