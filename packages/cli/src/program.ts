@@ -27,7 +27,9 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 
 function parseDate(v: string): Date {
   const d = new Date(v);
-  if (!ISO_8601.test(v) || Number.isNaN(d.getTime()))
+  // `Date` rolls impossible days over (2026-02-30 is March 2): the calendar date must survive.
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(v) ? d.toISOString().slice(0, 10) === v : true;
+  if (!ISO_8601.test(v) || Number.isNaN(d.getTime()) || !day)
     throw new InvalidArgumentError('expected an ISO 8601 date');
   return d;
 }

@@ -112,6 +112,7 @@ describe('hark operator CLI (built binary, real Postgres)', () => {
     const acct = await json<{ accountId: string }>('account', 'create', '--name', 'cli-edges');
     const looseDate = await hark('usage', acct.accountId, '--since', '5');
     expect([looseDate.code, looseDate.stderr]).toEqual([2, expect.stringMatching(/ISO 8601/)]);
+    expect((await hark('usage', acct.accountId, '--since', '2026-02-30')).code).toBe(2);
     expect((await hark('usage', acct.accountId, '--since', '2026-11-01')).code).toBe(0);
     expect((await hark('usage', acct.accountId, '--since', '2026-11-01T10:00:00Z')).code).toBe(0);
     const db = createDb({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1 });
