@@ -1,5 +1,5 @@
-import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
-import { createDb, createPgPool } from '@hark/db';
+import { checkSecretOpensKeys } from '@hark/billing';
+import { checkDatabase, createDb, createPgPool } from '@hark/db';
 import { logRedisErrors, producerConnection, waitForRedis } from '@hark/queue';
 import { ChosenUploadHashing, createBlobStore } from '@hark/storage';
 import type { ApiConfig } from './config';
@@ -56,8 +56,8 @@ export async function connectApiDeps(config: ApiConfig, logger: Logger): Promise
   const deps = buildApiDeps(config, logger);
   // A replica that cannot reach Postgres, or holds another HARK_SECRET, stops here instead of
   // reporting ready and answering 500 or 401 to everything.
-  await checkDatabase(deps.db);
+  await checkDatabase(deps.db, config.startTimeoutMs);
   await checkSecretOpensKeys(deps.db, config.secret);
-  await waitForRedis(deps.redis, config.redisStartTimeoutMs);
+  await waitForRedis(deps.redis, config.startTimeoutMs);
   return { ...deps, uploadHasher: await deps.uploadHashing.describe() };
 }

@@ -2,14 +2,14 @@ import { startApp } from '@hark/testing';
 
 // Redis unreachable when a process starts (ops audit): the worker and the dispatcher waited for
 // ever, logging several lines a second, and exited 143 on SIGTERM; the API exited at once with an
-// error that did not name REDIS_URL. Now each waits HARK_REDIS_START_TIMEOUT_MS with a log line
+// error that did not name REDIS_URL. Now each waits HARK_START_TIMEOUT_MS with a log line
 // every 10 s at most, then exits 1 naming REDIS_URL (never its password); SIGTERM meanwhile
 // exits 0. The built processes, as production runs them.
 jest.setTimeout(60_000);
 
 const UNREACHABLE = {
   REDIS_URL: 'redis://:R3disPW@127.0.0.1:1',
-  HARK_REDIS_START_TIMEOUT_MS: '3000',
+  HARK_START_TIMEOUT_MS: '3000',
   PORT: '0',
 };
 const APPS = ['api', 'worker', 'webhook-dispatcher'] as const;
@@ -26,7 +26,7 @@ it.each(APPS)('%s: waits for Redis, then exits 1 naming REDIS_URL, in few log li
 });
 
 it.each(APPS)('%s: SIGTERM while it waits for Redis exits 0', async (app) => {
-  const p = startApp(app, { ...UNREACHABLE, HARK_REDIS_START_TIMEOUT_MS: '30000' });
+  const p = startApp(app, { ...UNREACHABLE, HARK_START_TIMEOUT_MS: '30000' });
   await new Promise((r) => setTimeout(r, 1500));
   p.child.kill('SIGTERM');
   expect(await p.exited).toBe(0);

@@ -23,9 +23,15 @@ it.each(['api', 'webhook-dispatcher'] as const)(
   },
 );
 
-it('api: a database it cannot reach stops it at start, naming DATABASE_URL without its password', async () => {
-  const p = startApp('api', { PORT: '0', DATABASE_URL: 'postgresql://hark:S3cretPW@127.0.0.1:1/hark' });
+it('api: a database it cannot reach (for HARK_START_TIMEOUT_MS) stops it at start, naming DATABASE_URL without its password', async () => {
+  const started = Date.now();
+  const p = startApp('api', {
+    PORT: '0',
+    DATABASE_URL: 'postgresql://hark:S3cretPW@127.0.0.1:1/hark',
+    HARK_START_TIMEOUT_MS: '2000',
+  });
   expect(await p.exited).toBe(1);
   expect(fatal(p.logs)).toMatch(/DATABASE_URL/);
   expect(fatal(p.logs)).not.toContain('S3cretPW');
+  expect(Date.now() - started).toBeGreaterThan(1500); // it waited for it first
 });

@@ -1,7 +1,7 @@
 // Hark webhook dispatcher: wires configuration, Postgres, Redis and the BullMQ worker on the
 // `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
-import { checkDatabase, checkSecretOpensKeys } from '@hark/billing';
-import { createDb } from '@hark/db';
+import { checkSecretOpensKeys } from '@hark/billing';
+import { checkDatabase, createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import {
   closeOnSignals,
@@ -21,23 +21,27 @@ async function main(): Promise<void> {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
   logRedisErrors(redis, (fields, msg) => logger.warn(fields, msg));
-  await checkDatabase(db);
+  await checkDatabase(db, config.startTimeoutMs);
   // Another HARK_SECRET than the keys': every notice would fail to unseal its signing secret.
   await checkSecretOpensKeys(db, config.secret);
-  await waitForRedis(redis, config.redisStartTimeoutMs);
-  const running = await startDispatcher({ config, db, redis, logger });
-  const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
-
-  // Before the ready line: whoever waits for it may signal at once.
+  await waitForRedis(redis, config.startTimeoutMs);
+  // From here a signal closes what has started (sends in flight finish and are recorded).
+  const started: {
+    running?: Awaited<ReturnType<typeof startDispatcher>>;
+    metricsServer?: Awaited<ReturnType<typeof serveMetrics>>;
+  } = {};
   ready();
   closeOnSignals({
     logger,
     name: 'dispatcher',
     starting: (signal) =>
       logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight sends'),
-    close: () => running.close(),
-    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]),
+    close: async () => started.running?.close(),
+    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), started.metricsServer?.close()]),
   });
+  const running = await startDispatcher({ config, db, redis, logger });
+  started.running = running;
+  started.metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
   logger.info(
     {
       concurrency: config.queue.concurrency,

@@ -3,7 +3,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createDb } from '@hark/db';
+import { checkDatabase, createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import {
   closeOnSignals,
@@ -28,26 +28,31 @@ async function main(): Promise<void> {
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
   logRedisErrors(redis, (fields, msg) => logger.warn(fields, msg));
-  await db.$queryRaw`SELECT 1`;
-  await waitForRedis(redis, config.redisStartTimeoutMs);
+  await checkDatabase(db, config.startTimeoutMs);
+  await waitForRedis(redis, config.startTimeoutMs);
   config.whisper.modelPath = await prepareEngineModel(config, logger);
   config.whisper.dtwPreset = await modelDtwPreset(config, logger);
-  const running = await startWorker({ config, db, redis, logger });
-  const metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
-
-  // Before the ready line: whoever waits for it may signal at once.
+  // From here a signal closes what has started: once the consumer runs, it holds jobs that must
+  // be finished or handed back, not abandoned by the start-up handler's plain exit.
+  const started: {
+    running?: Awaited<ReturnType<typeof startWorker>>;
+    metricsServer?: Awaited<ReturnType<typeof serveMetrics>>;
+  } = {};
   ready();
   closeOnSignals({
     logger,
     name: 'worker',
     starting: (signal) =>
       logger.info(
-        { signal, active: running.active.size, graceMs: config.shutdownGraceMs },
+        { signal, active: started.running?.active.size ?? 0, graceMs: config.shutdownGraceMs },
         'shutting down: no new jobs',
       ),
-    close: () => running.close(),
-    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), metricsServer?.close()]),
+    close: async () => started.running?.close(),
+    release: () => Promise.allSettled([db.$disconnect(), redis.quit(), started.metricsServer?.close()]),
   });
+  const running = await startWorker({ config, db, redis, logger });
+  started.running = running;
+  started.metricsServer = await serveMetrics(config.metrics, running.metrics.registry, logger);
   logger.info(
     {
       concurrency: config.queue.concurrency,

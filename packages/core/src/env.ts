@@ -88,10 +88,11 @@ export interface CommonConfig {
   /** Which blob store holds uploads (`HARK_STORAGE`): every process must use the same one. */
   storage: StorageConfig;
   /**
-   * `HARK_REDIS_START_TIMEOUT_MS`: how long a process waits at start for Redis to answer before
-   * it stops, naming REDIS_URL. Default 60 000 (Redis may come up a little after the others).
+   * `HARK_START_TIMEOUT_MS`: how long a process waits at start for Postgres and Redis to answer
+   * before it stops, naming DATABASE_URL or REDIS_URL. Default 60 000 (they may come up a little
+   * after the others).
    */
-  redisStartTimeoutMs: number;
+  startTimeoutMs: number;
 }
 
 /**
@@ -140,6 +141,6 @@ export function commonConfig(env: Env): CommonConfig {
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     storageDir: str(env, 'HARK_STORAGE_DIR', '.hark/storage'),
     storage: storageConfig(env),
-    redisStartTimeoutMs: int(env, 'HARK_REDIS_START_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    startTimeoutMs: int(env, 'HARK_START_TIMEOUT_MS', 60_000, 100, 3_600_000),
   };
 }
