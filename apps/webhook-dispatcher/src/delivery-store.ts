@@ -43,7 +43,9 @@ export function automaticSlot(attempts: readonly AttemptSummary[], slot: number)
  * still waiting for its receiver is attempt 2, and two attempts of one transcript never take
  * the same number (the unique (transcript_id, attempt) backs that up). Pending records are not
  * listed; a dispatcher that dies mid-send leaves one, and the re-run of its job (same slot, or
- * same replay id) sends again under the same number, so the count has no gaps.
+ * same replay id) sends again under the same number. A pending record whose re-run never sends
+ * (its job gone, the notice acknowledged by a replay meanwhile, or the transcript deleted) stays
+ * pending and unlisted: the listed numbers then skip it.
  *
  * An automatic attempt is identified by its schedule slot: the k-th automatic record of a
  * transcript, pending or not, is slot k. Slots begin strictly in order (slot k + 1 is only
