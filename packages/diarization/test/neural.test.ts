@@ -187,7 +187,9 @@ describe('neural diarization on real meeting speech', () => {
       );
       await new Promise((r) => setTimeout(r, delayMs));
       await own.close();
-      expect(await run).toMatch(/finished|neural diarization worker exited/);
+      // It finished, or the requests it had not sent yet were refused (the thread ended or the
+      // session was closed): never a crash.
+      expect(await run).toMatch(/finished|neural diarization worker exited|the session is closed/);
     }
     expect((await diarizer.diarizeAudio(audio, { speakers: 2 })).speakerCount).toBe(2);
   });
