@@ -2,7 +2,6 @@
 // runs until SIGTERM (finish or hand back the active job, exit 0).
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { checkDatabase, createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';
 import {
@@ -12,7 +11,7 @@ import {
   waitForRedis,
   workerConnection,
 } from '@hark/queue';
-import { checkWhisperModel, dtwPreset, prepareModel } from '@hark/media';
+import { checkWhisperModel, dtwPreset, findOnPath, prepareModel } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from './config';
@@ -73,7 +72,8 @@ async function main(): Promise<void> {
  */
 async function checkEngine(config: WorkerConfig): Promise<void> {
   const { binaryPath, modelPath } = config.whisper;
-  const bin = await resolveBinary(binaryPath);
+  // A bare command name is looked up on PATH, as spawn does; a path is taken as it is.
+  const bin = binaryPath.includes('/') ? binaryPath : findOnPath(binaryPath);
   const info = bin ? await stat(bin).catch(() => null) : null;
   if (!bin || !info?.isFile())
     throw new Error(
@@ -90,22 +90,6 @@ async function checkEngine(config: WorkerConfig): Promise<void> {
         : `WHISPER_MODEL ${modelPath} is not a ggml whisper model (whisper.cpp's ggml-*.bin)`,
     );
   });
-}
-
-/** A bare command name is looked up on PATH, as spawn does; a path is taken as it is. */
-async function resolveBinary(binaryPath: string): Promise<string | null> {
-  if (binaryPath.includes('/')) return binaryPath;
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, binaryPath);
-    if (
-      await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return null;
 }
 
 /** WHISPER_VAD=on without its model would fail every job: the worker does not start. */

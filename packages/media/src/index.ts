@@ -7,6 +7,7 @@ export {
 } from './media-error';
 export {
   runProcess,
+  findOnPath,
   findPrlimit,
   formatCommandLine,
   ProcessError,

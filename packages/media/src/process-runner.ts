@@ -101,8 +101,8 @@ export function stderrSummary(stderr: string): string {
 
 const toolPaths = new Map<string, string | null>();
 
-/** A util-linux tool on PATH (looked up once), or null. */
-function findTool(name: string): string | null {
+/** An executable `name` on PATH (looked up once per name), or null. */
+export function findOnPath(name: string): string | null {
   if (toolPaths.has(name)) return toolPaths.get(name)!;
   let found: string | null = null;
   for (const dir of (process.env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
@@ -126,7 +126,7 @@ let setprivChecked: string | null | undefined;
  */
 function pdeathsigSetpriv(): string | null {
   if (setprivChecked !== undefined) return setprivChecked;
-  const setpriv = findTool('setpriv');
+  const setpriv = findOnPath('setpriv');
   setprivChecked =
     setpriv !== null &&
     spawnSync(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0
@@ -137,7 +137,7 @@ function pdeathsigSetpriv(): string | null {
 
 /** util-linux `prlimit` on PATH (looked up once), or null. */
 export function findPrlimit(): string | null {
-  return findTool('prlimit');
+  return findOnPath('prlimit');
 }
 
 /**
