@@ -4,6 +4,8 @@
 //   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
 //   pnpm --filter @hark/bench-der bench -- --meetings    the excerpts of one meeting joined into one file
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
+//   pnpm --filter @hark/bench-der bench -- --peer       adds the peer: sherpa-onnx's pyannote-style pipeline on
+//                                                       the same two models (src/sherpa-peer.ts; with --long, the peer alone)
 //   pnpm --filter @hark/bench-der bench -- --given-count  each file asked for its reference count
 //                                                       (`speakers: n`) instead of estimating it
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
@@ -43,6 +45,7 @@ import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { addTimes, type DerTimes, fileDer, zeroTimes } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
+import { SherpaPeer } from './src/sherpa-peer';
 import { scoreWords, type WordScore } from './src/word-speakers';
 
 interface Pipeline {
@@ -61,9 +64,16 @@ const argv = process.argv.slice(2);
 const givenCount = argv.includes('--given-count');
 const optionsAt = argv.indexOf('--neural-options');
 const neuralOptions = (optionsAt >= 0 ? JSON.parse(argv[optionsAt + 1]!) : {}) as NeuralDiarizerOptions;
+// `--peer` adds the peer, sherpa-onnx's pyannote-style diarization on the same two models
+// (src/sherpa-peer.ts; its virtualenv is made from PyPI on first use).
+const modelsDir = (): string =>
+  process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
 const pipelines = (): Pipeline[] => [
   ...(argv.includes('--neural') ? [] : [{ name: 'classic', diarizer: createDiarizer() }]),
   { name: 'neural', diarizer: new NeuralDiarizer(neuralOptions) },
+  ...(argv.includes('--peer')
+    ? [{ name: 'sherpa', diarizer: new SherpaPeer(join(modelsDir(), 'diarization')) }]
+    : []),
 ];
 
 function toTurns(file: string, result: DiarizationResult): Turn[] {
@@ -112,7 +122,7 @@ async function transcribeSet(
   beamSize: number,
   vad: boolean,
 ): Promise<Map<string, TimedWord[]>> {
-  const models = process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
+  const models = modelsDir();
   const binaryPath =
     process.env['HARK_WHISPER_BIN'] ?? resolve(__dirname, '../../.hark/whisper/bin/whisper-cli');
   // The quantised model and the VAD model live where the worker's scripts put them.
@@ -162,6 +172,7 @@ async function scoreSet(
   const gateRows: string[] = [];
   for (const { name, diarizer } of pipelines()) {
     await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
+    if (diarizer instanceof SherpaPeer) diarizer.peerSeconds = 0;
     const sums = { c0: zeroTimes(), c25: zeroTimes() };
     let audioSeconds = 0;
     let seconds = 0;
@@ -230,7 +241,7 @@ async function scoreSet(
         );
     }
     summary.push(
-      `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s)${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
+      `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s${diarizer instanceof SherpaPeer ? `; ${diarizer.peerSeconds.toFixed(2)} s inside the peer` : ''})${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
     );
     summary.push(
       `${name.padEnd(8)} miss ${pct(rate(c0.missed, c0)).trim()} (collar 0): ${pct(rate(c0.missedUnheard, c0)).trim()} where it hears nobody, ${pct(rate(c0.missedOverlap, c0)).trim()} in overlap it under-counts; the reference has ${pct(rate(c0.beyondTwo, c0)).trim()} beyond two voices at once (segmentation-3.0's powerset labels at most two)`,
@@ -296,7 +307,7 @@ async function main(): Promise<void> {
     throw new Error('--words scores the excerpts one by one: leave out --long, --meetings and --espeak');
   if (longAt >= 0) {
     const minutes = Number(argv[longAt + 1] ?? 60);
-    const which = argv.includes('--classic') ? 'classic' : 'neural';
+    const which = argv.includes('--classic') ? 'classic' : argv.includes('--peer') ? 'sherpa' : 'neural';
     const { audio, reference } = await longFile(evalDir, minutes);
     const p = pipelines().find((x) => x.name === which)!;
     const refCount = new Set(reference.map((t) => t.speaker)).size;
@@ -306,7 +317,7 @@ async function main(): Promise<void> {
     const seconds = (performance.now() - start) / 1000;
     const e0 = fileDer(reference, toTurns('long', result), { collar: 0 });
     console.log(
-      `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers (reference ${refCount}), ${result.segments.length} segments; DER ${pct(e0.der).trim()} (miss ${pct(rate(e0.missed, e0)).trim()}, FA ${pct(rate(e0.falseAlarm, e0)).trim()}, confusion ${pct(rate(e0.confusion, e0)).trim()}, collar 0); peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
+      `${which}: ${minutes} min of audio in ${seconds.toFixed(1)} s, RTF ${(seconds / (minutes * 60)).toFixed(4)}; ${result.speakerCount} speakers (reference ${refCount}), ${result.segments.length} segments; DER ${pct(e0.der).trim()} (miss ${pct(rate(e0.missed, e0)).trim()}, FA ${pct(rate(e0.falseAlarm, e0)).trim()}, confusion ${pct(rate(e0.confusion, e0)).trim()}, collar 0); peak RSS ${(p.diarizer instanceof SherpaPeer ? p.diarizer.peakRssMb : process.resourceUsage().maxRSS / 1024).toFixed(0)} MB${p.diarizer instanceof SherpaPeer ? ' (the peer process)' : ''} (audio alone ${((audio.samples.length * 4) / 2 ** 20).toFixed(0)} MB, RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MB); ${cpus().length} CPUs; load average ${load()}`,
     );
     await p.diarizer.close();
     return;
