@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { readWavDuration } from './decode';
@@ -128,8 +128,17 @@ describe('WhisperEngine', () => {
     expect(make({ beamSize: 16, bestOf: 1, audioContextMargin: 0 })).not.toThrow();
   });
 
-  it('passes translate, the initial prompt and the temperature through, each as its own argument', async () => {
-    const { run, calls } = fakeRun(jfk);
+  it('passes translate, the initial prompt (in a file) and the temperature through', async () => {
+    const { run: fake, calls } = fakeRun(jfk);
+    const prompts: { text: string; mode: number }[] = [];
+    const run: RunProcess = async (command, args, options) => {
+      const at = args.indexOf('--prompt-file');
+      if (at >= 0) {
+        const path = args[at + 1]!;
+        prompts.push({ text: readFileSync(path, 'utf8'), mode: statSync(path).mode & 0o777 });
+      }
+      return fake(command, args, options);
+    };
     const translating = new WhisperEngine({
       binaryPath: '/opt/whisper-cli',
       modelPath: '/models/base.bin',
@@ -148,11 +157,13 @@ describe('WhisperEngine', () => {
       '-l',
       'auto',
       '--translate',
-      '--prompt',
-      '-- Hark, "quoted" $(not a shell)',
+      '--prompt-file',
+      expect.stringMatching(/prompt\.txt$/),
       '--temperature',
       '0.2',
     ]);
+    // The prompt went to the engine byte for byte, in a file only this user can read.
+    expect(prompts[0]).toEqual({ text: '-- Hark, "quoted" $(not a shell)', mode: 0o600 });
     // The translate set it was given: whole windows, no fitted audio context.
     expect(calls[0]!.args.slice(13, calls[0]!.args.indexOf('-ojf'))).toEqual([
       '-bs',
@@ -161,6 +172,31 @@ describe('WhisperEngine', () => {
       '5',
       '-sns',
     ]);
+  });
+
+  it('never puts the prompt on the command line, where every local user can read it', async () => {
+    const { run, calls } = fakeRun(jfk);
+    await engine(run).transcribe({ wavPath: '/tmp/a.wav', prompt: 'Patient: Jane Roe, MRN 0042' });
+    expect(calls[0]!.args.join(' ')).not.toContain('Jane Roe');
+    expect(calls[0]!.args).not.toContain('--prompt');
+  });
+
+  it('falls back to --prompt, once and for good, with a whisper-cli that has no --prompt-file', async () => {
+    const calls: Call[] = [];
+    // A stock whisper-cli: an unknown argument prints usage and exits 0 without output.
+    const run: RunProcess = async (command, args, options) => {
+      calls.push({ command, args, options });
+      if (args.includes('--prompt-file'))
+        return { stdout: '', stderr: 'error: unknown argument: --prompt-file\nusage: ...', durationMs: 1 };
+      writeFileSync(`${args[args.indexOf('-of') + 1] as string}.json`, jfk);
+      return { stdout: '', stderr: '', durationMs: 1 };
+    };
+    const e = engine(run);
+    const first = await e.transcribe({ wavPath: '/tmp/a.wav', prompt: 'Hark' });
+    expect(first.words).toHaveLength(22);
+    await e.transcribe({ wavPath: '/tmp/a.wav', prompt: 'Hark' });
+    expect(calls.map((c) => c.args.includes('--prompt-file'))).toEqual([true, false, false]);
+    expect(calls[1]!.args[calls[1]!.args.indexOf('--prompt') + 1]).toBe('Hark');
   });
 
   it('applies the decoding set of the task it runs, as given, arguments and environment alike', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaError, isAbortError } from './media-error';
@@ -155,7 +155,7 @@ export interface TranscribeInput {
   language?: string | null;
   /** `translate`: English text from speech in any language (`--translate`). Default `transcribe`. */
   task?: WhisperTask;
-  /** Initial prompt: spelling, vocabulary, style of the previous window (`--prompt`). Default none. */
+  /** Initial prompt: spelling, vocabulary, style of the previous window (`--prompt-file`). Default none. */
   prompt?: string | null;
   /** Sampling temperature 0 to 1 (`--temperature`); the engine still falls back upwards. Default the engine's (0). */
   temperature?: number | null;
@@ -169,6 +169,12 @@ export class WhisperEngine {
   readonly modelName: string;
   readonly decoding: Readonly<TaskDecoding>;
   private readonly run: RunProcess;
+  /**
+   * Whether whisper-cli reads the prompt from a file (`--prompt-file`, scripts/whisper-patches/0006).
+   * Until a binary shows it cannot (a stock whisper-cli: "unknown argument"), the prompt is never
+   * put on the command line, which every local user can read in /proc and `debug` logs.
+   */
+  private promptInFile = true;
 
   constructor(private readonly options: WhisperEngineOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) {
@@ -187,7 +193,19 @@ export class WhisperEngine {
     try {
       // Audio of a few samples would make whisper-cli fail instead of transcribing nothing.
       const wavPath = await padShortWav(input.wavPath, dir);
-      return await this.runEngine({ ...input, wavPath }, join(dir, 'out'));
+      const out = join(dir, 'out');
+      if (!input.prompt || !this.promptInFile) return await this.runEngine({ ...input, wavPath }, out, null);
+      // The run's own folder (mkdtemp: 0700) and a file only this user reads.
+      const promptPath = join(dir, 'prompt.txt');
+      await writeFile(promptPath, input.prompt, { mode: 0o600 });
+      try {
+        return await this.runEngine({ ...input, wavPath }, out, promptPath);
+      } catch (error) {
+        if (!(error instanceof MediaError) || !/unknown argument: --prompt-file/.test(error.stderr ?? ''))
+          throw error;
+        this.promptInFile = false;
+        return await this.runEngine({ ...input, wavPath }, out, null);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -204,6 +222,7 @@ export class WhisperEngine {
       signal,
     }: TranscribeInput,
     outPrefix: string,
+    promptPath: string | null,
   ): Promise<WhisperResult> {
     const { binaryPath, modelPath, threads, timeoutMs, debug } = this.options;
     const decoding = this.decoding[task];
@@ -211,8 +230,9 @@ export class WhisperEngine {
       ['-m', modelPath, '-f', wavPath, '-t', String(threads)],
       ['-l', language || 'auto'],
       task === 'translate' ? ['--translate'] : [],
-      // One argv entry each (no shell): a prompt is passed through byte for byte.
-      prompt ? ['--prompt', prompt] : [],
+      // The prompt's file, or (a whisper-cli without --prompt-file) the prompt as one argv entry,
+      // no shell: either way passed through byte for byte.
+      promptPath ? ['--prompt-file', promptPath] : prompt ? ['--prompt', prompt] : [],
       temperature === null || temperature === undefined ? [] : ['--temperature', String(temperature)],
       decodingArgs(decoding),
       this.dtwArgs(wordTimestamps),

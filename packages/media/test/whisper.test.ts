@@ -97,6 +97,35 @@ describe('WhisperEngine (real whisper-cli)', () => {
     });
   });
 
+  it('gives the prompt to the model through a file, never on the command line', async () => {
+    const { outputPath } = await decodeToWav(testEnv.jfkWav, join(dir, 'jfk-prompt.wav'));
+    const commands: string[][] = [];
+    const recording: RunProcess = (command, args, options) => {
+      commands.push([...args]);
+      return run(command, args, options);
+    };
+    const base = (prompt: string | null) =>
+      new WhisperEngine({
+        binaryPath,
+        modelPath: testEnv.baseModel,
+        threads: 2,
+        modelName: 'whisper-base',
+        run: recording,
+      })
+        .transcribe({ wavPath: outputPath, language: 'en', prompt })
+        .then((r) => r.text.trim());
+    // The real base model follows a prompt's style: no capitals, no punctuation.
+    const prompt = 'i was like so um yeah whatever lol no caps no punctuation';
+    expect(await base(null)).toMatch(/^And so,? my fellow Americans/);
+    expect(await base(prompt)).toBe(
+      'and so my fellow americans ask not what your country can do for you ask what you can do for your country',
+    );
+    // One run each (no fallback to --prompt), the prompt's words on neither command line.
+    expect(commands).toHaveLength(2);
+    expect(commands[1]).toContain('--prompt-file');
+    for (const args of commands) expect(args.join(' ')).not.toContain('whatever');
+  });
+
   it('cancel: abort kills the engine process within a second', async () => {
     const controller = new AbortController();
     pids.length = 0;
