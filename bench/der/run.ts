@@ -13,6 +13,8 @@
 //                                                       (DTW word times; `--word-timing tokens` for the others;
 //                                                       `--beam 5` decodes with a beam, the worker greedily;
 //                                                       `--vad` decodes only the speech Silero VAD finds, WHISPER_VAD=on)
+//                                                       (`--speech-steps 5,10`: the speech pass of plain
+//                                                       transcripts at each step; the worker's: 5)
 //
 // Real set: /work/shared/eval/diar (HARK_EVAL_DIR overrides), RTTM + UEM, scored with and without
 // a 0.25 s collar, overlap counted, error times summed over files. RTF is diarization alone
@@ -62,6 +64,10 @@ const argv = process.argv.slice(2);
 // `--given-count` asks each file for its reference speaker count (`speakers: n`), as a caller who
 // knows how many people spoke; the default estimates it (`speakers: true`).
 const givenCount = argv.includes('--given-count');
+// `--speech-steps 5,10`: the steps of the segmentation-only speech pass that `--words` scores,
+// one line each (the worker's: 5 s).
+const speechStepsAt = argv.indexOf('--speech-steps');
+const speechSteps = speechStepsAt >= 0 ? argv[speechStepsAt + 1]!.split(',').map(Number) : [5];
 const optionsAt = argv.indexOf('--neural-options');
 const neuralOptions = (optionsAt >= 0 ? JSON.parse(argv[optionsAt + 1]!) : {}) as NeuralDiarizerOptions;
 // `--peer` adds the peer, sherpa-onnx's pyannote-style diarization on the same two models
@@ -180,8 +186,7 @@ async function scoreSet(
     const wordSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     const gatedSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     // Transcripts without speakers: the worker gates them by the segmentation-only speech pass.
-    const plainSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
-    let plainSeconds = 0;
+    const plainSums = speechSteps.map(() => ({ words: 0, scored: 0, wrong: 0, outside: 0, seconds: 0 }));
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
@@ -209,15 +214,18 @@ async function scoreSet(
           gatedSum[k] += gated[k];
         }
         if (diarizer instanceof NeuralDiarizer) {
-          const t0 = performance.now();
-          const speech = (await diarizer.speech(f.audio)).map((r) => ({ ...r, speakers: ['x'] }));
-          plainSeconds += (performance.now() - t0) / 1000;
-          const plain = scoreWords(
-            labelWords(wordsNearSpeech(fileWords, speech), result.segments),
-            ref,
-            e0.mapping,
-          );
-          for (const k of ['words', 'scored', 'wrong', 'outside'] as const) plainSum[k] += plain[k];
+          for (const [n, step] of speechSteps.entries()) {
+            const sum = plainSums[n]!;
+            const t0 = performance.now();
+            const speech = (await diarizer.speech(f.audio, { step })).map((r) => ({ ...r, speakers: ['x'] }));
+            sum.seconds += (performance.now() - t0) / 1000;
+            const plain = scoreWords(
+              labelWords(wordsNearSpeech(fileWords, speech), result.segments),
+              ref,
+              e0.mapping,
+            );
+            for (const k of ['words', 'scored', 'wrong', 'outside'] as const) sum[k] += plain[k];
+          }
         }
         wordRows.push(wordRow(name, f.id, idWidth, w));
       }
@@ -236,9 +244,12 @@ async function scoreSet(
         `${name.padEnd(8)} speech gate (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - gatedSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - gatedSum.scored} of ${wordSum.scored} in reference speech; WDER after ${pct(gatedSum.scored > 0 ? gatedSum.wrong / gatedSum.scored : 0).trim()}`,
       );
       if (diarizer instanceof NeuralDiarizer)
-        gateRows.push(
-          `${name.padEnd(8)} speech pass, no speakers (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - plainSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - plainSum.scored} of ${wordSum.scored} in reference speech; ${plainSeconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio`,
-        );
+        for (const [n, step] of speechSteps.entries()) {
+          const p = plainSums[n]!;
+          gateRows.push(
+            `${name.padEnd(8)} speech pass, no speakers, ${step} s step (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - p.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - p.scored} of ${wordSum.scored} in reference speech; ${p.seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s of audio`,
+          );
+        }
     }
     summary.push(
       `${name.padEnd(8)} DER ${pct(der(c0))} (collar 0), ${pct(der(c25))} (collar 0.25); count exact ${countsRight}/${files.length}; RTF ${(seconds / audioSeconds).toFixed(4)} (${seconds.toFixed(2)} s for ${audioSeconds.toFixed(0)} s${diarizer instanceof SherpaPeer ? `; ${diarizer.peerSeconds.toFixed(2)} s inside the peer` : ''})${words ? `; WDER ${pct(wordTotal.wder).trim()}` : ''}`,
