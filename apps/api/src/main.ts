@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       'api listening',
     );
   });
-  answerClientErrors(server);
+  answerClientErrors(server, config.corsOrigins);
 
   let stopping = false;
   const shutdown = (signal: string) => {

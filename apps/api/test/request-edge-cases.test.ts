@@ -36,7 +36,7 @@ describe('requests the HTTP parser refuses (the server as main.ts sets it up)', 
   let port: number;
   beforeAll(async () => {
     server = http.createServer(api.app);
-    answerClientErrors(server);
+    answerClientErrors(server, []);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     port = (server.address() as AddressInfo).port;
@@ -106,7 +106,7 @@ describe('requests the HTTP parser refuses (the server as main.ts sets it up)', 
       { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
       api.app,
     );
-    answerClientErrors(slow);
+    answerClientErrors(slow, []);
     slow.listen(0, '127.0.0.1');
     await once(slow, 'listening');
     try {

@@ -8,7 +8,7 @@ export type CorsOrigins = readonly string[] | '*';
  * Response headers a page may read: the request id and the rate-limit headers, and what the
  * OpenAI clients read to decide on a retry (`Retry-After`, `x-should-retry`).
  */
-const EXPOSED = [
+export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'RateLimit-Limit',
   'RateLimit-Remaining',
@@ -28,18 +28,18 @@ const METHODS = 'GET, POST, PUT, DELETE';
  * answered here, before authentication (browsers send it without the key); anything else goes on.
  */
 export function cors(origins: CorsOrigins): RequestHandler {
-  const allowed = origins === '*' ? null : new Set(origins);
+  const allowOrigin = originMatcher(origins);
   return (req, res, next) => {
-    const origin = req.get('Origin');
-    if (origins !== '*' && (origin === undefined || !allowed!.has(origin))) return next();
-    if (origins === '*') res.setHeader('Access-Control-Allow-Origin', '*');
-    else {
-      res.setHeader('Access-Control-Allow-Origin', origin!);
-      res.vary('Origin');
-    }
+    // With a list, the answer depends on Origin whether or not this one is allowed: without Vary,
+    // a shared cache could hand an allowed page the answer stored for a request with no Origin
+    // (no Access-Control-Allow-Origin), which its browser then refuses.
+    if (variesOnOrigin(origins)) res.vary('Origin');
+    const allowed = allowOrigin(req.get('Origin'));
+    if (allowed === null) return next();
+    res.setHeader('Access-Control-Allow-Origin', allowed);
     const preflight = req.method === 'OPTIONS' && req.get('Access-Control-Request-Method') !== undefined;
     if (!preflight) {
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+      res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       return next();
     }
     res.setHeader('Access-Control-Allow-Methods', METHODS);
@@ -51,6 +51,22 @@ export function cors(origins: CorsOrigins): RequestHandler {
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
   };
+}
+
+/**
+ * The `Access-Control-Allow-Origin` value for a request's Origin (`*`, or the origin itself when
+ * listed), or null when it may not read the answer. Shared with the HTTP parser's own answers
+ * (client-errors.ts), so both allow exactly the same pages.
+ */
+export function originMatcher(origins: CorsOrigins): (origin: string | undefined) => string | null {
+  if (origins === '*') return () => '*';
+  const allowed = new Set(origins);
+  return (origin) => (origin !== undefined && allowed.has(origin) ? origin : null);
+}
+
+/** Whether answers must say `Vary: Origin`: with `*` or no origins they never depend on it. */
+export function variesOnOrigin(origins: CorsOrigins): boolean {
+  return origins !== '*' && origins.length > 0;
 }
 
 /**
