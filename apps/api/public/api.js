@@ -7,24 +7,125 @@ export class ApiError extends Error {
   /**
    * @param {number} status HTTP status, 0 when no answer came
    * @param {{code: string, message: string, retryable?: boolean, requestId?: string | null, fields?: Record<string, string>}} e
+   * @param {number | null} [retryAfter] seconds, from the `Retry-After` header (`rate_limited`)
    */
-  constructor(status, e) {
+  constructor(status, e, retryAfter = null) {
     super(e.message);
     this.status = status;
     this.code = e.code;
     this.retryable = e.retryable ?? status === 0;
     this.requestId = e.requestId ?? null;
     this.fields = e.fields ?? null;
+    this.retryAfter = retryAfter;
   }
 }
+
+/**
+ * A `Retry-After` header in seconds: delta-seconds (what the API sends) or an HTTP date.
+ * @param {string | null} value
+ * @returns {number | null}
+ */
+export function parseRetryAfter(value) {
+  if (value === null || value.trim() === '') return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+/**
+ * A key as issued (decisions: `tk_` + at least 32 URL-safe characters), checked before it is
+ * sent: a character a header cannot carry (a copied `…`, say) makes the browser refuse the
+ * request before it leaves, which would read as "the API could not be reached". The message never
+ * repeats the key.
+ * @param {string} key
+ * @returns {string | null} what is wrong, or null
+ */
+export function keyProblem(key) {
+  if (/^tk_[A-Za-z0-9_-]{32,}$/.test(key)) return null;
+  return (
+    'That is not a Hark API key: a key is tk_ followed by at least 32 letters, digits, "-" or "_", ' +
+    'with no spaces. Copy the whole key again (a shortened one ending in "…" will not do).'
+  );
+}
+
+/**
+ * Whether sending again can succeed: no answer, a 5xx, or an error the API marks retryable
+ * (`upload_busy` while the previous writer's lock lasts, `rate_limited`).
+ * @param {unknown} err
+ * @returns {err is ApiError}
+ */
+export function transient(err) {
+  return err instanceof ApiError && (err.status === 0 || err.status >= 500 || err.retryable);
+}
+
+/** The longest one run of `rate_limited` answers is waited out before the error is shown. */
+export const RATE_LIMITED_BUDGET_MS = 5 * 60_000;
+
+/**
+ * When to try a failed request again: exponential backoff from 0.5 s, but never before the
+ * API's `Retry-After`, plus up to 25 % jitter (only ever later: many tabs of one account should
+ * not come back in step, and none earlier than told).
+ * @param {number} failures consecutive failures so far, from 1
+ * @param {number | null} retryAfter seconds
+ */
+export function retryDelayMs(failures, retryAfter) {
+  const backoff = Math.min(500 * 2 ** (failures - 1), 60_000);
+  const floor = Math.max(backoff, (retryAfter ?? 0) * 1000);
+  return Math.round(floor * (1 + Math.random() * 0.25));
+}
+
+/**
+ * The retry budget of one operation. Transient failures get `maxAttempts` tries in a row;
+ * `rate_limited` answers do not count against them (the request was refused, not lost, and the
+ * API says when to come back) but a run of them is waited out for at most
+ * {@link RATE_LIMITED_BUDGET_MS} in all, so a limit that never lifts still ends in the error.
+ */
+export class Retries {
+  /** @param {number} maxAttempts */
+  constructor(maxAttempts) {
+    this.maxAttempts = maxAttempts;
+    this.failures = 0;
+    this.limited = 0;
+    this.limitedMs = 0;
+  }
+
+  /**
+   * Records a failure; the wait before the next try, or null when `err` is to be shown instead.
+   * @param {unknown} err
+   * @returns {number | null}
+   */
+  next(err) {
+    if (!transient(err)) return null;
+    if (err.code === 'rate_limited') {
+      const ms = retryDelayMs(++this.limited, err.retryAfter);
+      if (this.limitedMs + ms > RATE_LIMITED_BUDGET_MS) return null;
+      this.limitedMs += ms;
+      return ms;
+    }
+    if (++this.failures >= this.maxAttempts) return null;
+    return retryDelayMs(this.failures, err.retryAfter);
+  }
+
+  /** A request went through: the budgets start again. */
+  succeeded() {
+    this.failures = 0;
+    this.limited = 0;
+    this.limitedMs = 0;
+  }
+}
+
+/** @param {number} ms */
+export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Turns a finished response into its `data`, or throws the envelope's error.
  * @param {number} status
  * @param {string} text
- * @param {string | null} requestId the X-Request-Id header
+ * @param {(name: string) => string | null} header a response header (X-Request-Id, Retry-After)
  */
-function unwrap(status, text, requestId) {
+function unwrap(status, text, header) {
+  const requestId = header('X-Request-Id');
+  const retryAfter = parseRetryAfter(header('Retry-After'));
   /** @type {any} */
   let body = null;
   try {
@@ -33,13 +134,18 @@ function unwrap(status, text, requestId) {
     // not JSON: a proxy's page, say
   }
   if (status >= 200 && status < 300 && body && 'data' in body) return body.data;
-  if (body && body.error && typeof body.error.code === 'string') throw new ApiError(status, body.error);
-  throw new ApiError(status, {
-    code: `http_${status}`,
-    message: `Unexpected answer (HTTP ${status}).`,
-    retryable: status >= 500,
-    requestId,
-  });
+  if (body && body.error && typeof body.error.code === 'string')
+    throw new ApiError(status, body.error, retryAfter);
+  throw new ApiError(
+    status,
+    {
+      code: `http_${status}`,
+      message: `Unexpected answer (HTTP ${status}).`,
+      retryable: status >= 500,
+      requestId,
+    },
+    retryAfter,
+  );
 }
 
 export class HarkClient {
@@ -57,11 +163,15 @@ export class HarkClient {
   /**
    * @param {string} method
    * @param {string} path under /v1
-   * @param {{json?: unknown, body?: BodyInit, signal?: AbortSignal}} [opts]
+   * @param {{json?: unknown, body?: BodyInit, signal?: AbortSignal, headers?: Record<string, string>}} [opts]
+   *   `headers` more request headers (`Idempotency-Key`)
    * @returns {Promise<any>} the response's `data`
    */
   async request(method, path, opts = {}) {
-    const headers = this.headers(opts.json === undefined ? {} : { 'Content-Type': 'application/json' });
+    const headers = this.headers({
+      ...(opts.json === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...opts.headers,
+    });
     const body = opts.json === undefined ? opts.body : JSON.stringify(opts.json);
     let res;
     try {
@@ -70,7 +180,7 @@ export class HarkClient {
       if (opts.signal?.aborted) throw err;
       throw new ApiError(0, { code: 'network', message: 'The API could not be reached.' });
     }
-    return unwrap(res.status, await res.text(), res.headers.get('X-Request-Id'));
+    return unwrap(res.status, await res.text(), (name) => res.headers.get(name));
   }
 
   /**
@@ -84,7 +194,7 @@ export class HarkClient {
     } catch {
       throw new ApiError(0, { code: 'network', message: 'The API could not be reached.' });
     }
-    if (!res.ok) unwrap(res.status, await res.text(), res.headers.get('X-Request-Id'));
+    if (!res.ok) unwrap(res.status, await res.text(), (name) => res.headers.get(name));
     return res.blob();
   }
 
@@ -104,7 +214,7 @@ export class HarkClient {
       xhr.upload.onprogress = (e) => onSent(e.loaded);
       xhr.onload = () => {
         try {
-          resolve(unwrap(xhr.status, xhr.responseText, xhr.getResponseHeader('X-Request-Id')));
+          resolve(unwrap(xhr.status, xhr.responseText, (name) => xhr.getResponseHeader(name)));
         } catch (err) {
           reject(err);
         }

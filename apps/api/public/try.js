@@ -1,8 +1,8 @@
 // @ts-check
 // The try page: key, file, options -> resumable upload -> create -> long-poll -> transcript.
-import { ApiError, HarkClient } from './api.js';
+import { ApiError, HarkClient, Retries, keyProblem, pause } from './api.js';
 import { renderTranscript } from './transcript-view.js';
-import { uploadFile } from './upload.js';
+import { Transcriber } from './upload.js';
 
 /** sessionStorage only: the key lives as long as this tab, never in localStorage or a cookie. */
 const KEY_SLOT = 'hark.apiKey';
@@ -26,6 +26,8 @@ const player = /** @type {HTMLAudioElement} */ ($('player'));
 const startButton = /** @type {HTMLButtonElement} */ ($('start'));
 const cancelButton = /** @type {HTMLButtonElement} */ ($('cancel'));
 const client = new HarkClient(() => keyInput.value.trim());
+/** Keeps the chosen file's upload and its pending create between clicks. */
+const transcriber = new Transcriber(client);
 
 /** @type {File | null} */
 let file = null;
@@ -120,16 +122,18 @@ function showError(err) {
  * @param {string} id
  */
 async function waitForTranscript(id) {
-  let failures = 0;
+  const retries = new Retries(5);
   for (;;) {
     try {
       const t = await client.request('GET', `/transcripts/${encodeURIComponent(id)}?wait=60`);
-      failures = 0;
+      retries.succeeded();
       showStatus(t.status);
       if (t.status !== 'processing') return t;
     } catch (err) {
-      if (!(err instanceof ApiError && (err.status === 0 || err.retryable)) || ++failures >= 5) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 1000 * failures));
+      // Backoff, never less than a `Retry-After` (rate_limited).
+      const wait = retries.next(err);
+      if (wait === null) throw err;
+      await pause(wait);
     }
   }
 }
@@ -213,7 +217,10 @@ function showResult(t) {
 form.addEventListener('submit', async (e) => {
   e.preventDefault(); // never a form submission: the key must not land in a URL
   $('error').hidden = true;
-  if (!keyInput.value.trim()) return showError({ code: 'key_missing', message: 'Paste an API key first.' });
+  const key = keyInput.value.trim();
+  if (!key) return showError({ code: 'key_missing', message: 'Paste an API key first.' });
+  const badKey = keyProblem(key);
+  if (badKey) return showError({ code: 'key_malformed', message: badKey });
   if (!file) return showError({ code: 'file_missing', message: 'Choose or drop an audio file first.' });
   if (file.size === 0) return showError({ code: 'file_empty', message: 'The file is empty.' });
   const chosen = file;
@@ -224,7 +231,9 @@ form.addEventListener('submit', async (e) => {
   const bar = /** @type {HTMLProgressElement} */ ($('upload-progress'));
   try {
     showStatus('uploading');
-    const uploadId = await uploadFile(client, chosen, {
+    // Uploads once per chosen file: a click after a failed create reuses the upload and resends
+    // the create under the same Idempotency-Key (upload.js, Transcriber).
+    const created = await transcriber.start(chosen, options(), {
       onProgress: (sent, total) => {
         bar.value = total ? sent / total : 1;
         $('upload-text').textContent = `${megabytes(sent)} of ${megabytes(total)}`;
@@ -232,8 +241,11 @@ form.addEventListener('submit', async (e) => {
       onRetry: (err, attempt) => {
         $('upload-text').textContent = `chunk failed (${err.code}), resuming (attempt ${attempt + 1})`;
       },
+      onCreateRetry: (err, attempt) => {
+        $('upload-text').textContent =
+          `creating the transcript failed (${err.code}), trying again (attempt ${attempt + 1})`;
+      },
     });
-    const created = await client.request('POST', '/transcripts', { json: { uploadId, ...options() } });
     $('transcript-id').textContent = created.id;
     showStatus(created.status);
     let t = created;

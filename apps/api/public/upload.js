@@ -1,7 +1,8 @@
 // @ts-check
 // Resumable upload through the API's own endpoints: POST /v1/uploads (declaring the size), then
-// PUT chunks in order; after a failed chunk, GET /v1/uploads/{id} says where to go on from.
-import { ApiError } from './api.js';
+// PUT chunks in order; after a failed chunk, GET /v1/uploads/{id} says where to go on from. Then
+// the transcript's create, retried under an Idempotency-Key, reusing the upload across clicks.
+import { ApiError, Retries, pause } from './api.js';
 
 /** The API's largest chunk (api-spec: PUT /v1/uploads/{id}, 16 MiB). */
 export const CHUNK_BYTES = 16 * 1024 * 1024;
@@ -23,18 +24,6 @@ export function nextChunkBytes(bytes, ms, current, max) {
   return Math.min(max, current * 4, Math.max(Math.min(max, MIN_CHUNK_BYTES), fitting));
 }
 
-/** @param {number} ms */
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Whether sending again can succeed: no answer, a 5xx, or an error the API marks retryable
- * (`upload_busy` while the previous writer's lock lasts, `rate_limited`).
- * @param {unknown} err
- */
-function transient(err) {
-  return err instanceof ApiError && (err.status === 0 || err.status >= 500 || err.retryable);
-}
-
 /**
  * Uploads `file` and resolves with the upload id once the server holds every byte. The declared
  * `expectedBytes` makes the API refuse a transcript of an upload whose length came out wrong.
@@ -44,7 +33,8 @@ function transient(err) {
  *   onRetry?: (err: ApiError, attempt: number) => void}} [opts]
  *   `chunkBytes` the most per PUT (default {@link CHUNK_BYTES}; chunks start at
  *   {@link FIRST_CHUNK_BYTES} and are sized to the link); `maxAttempts` (default 6) consecutive failures
- *   before giving up, with 0.5 s, 1 s, 2 s... between them.
+ *   before giving up, with 0.5 s, 1 s, 2 s... between them (never less than `Retry-After`;
+ *   `rate_limited` is waited out apart, see {@link Retries}).
  * @returns {Promise<string>}
  */
 export async function uploadFile(client, file, opts = {}) {
@@ -58,7 +48,7 @@ export async function uploadFile(client, file, opts = {}) {
   progress(start, file.size);
   /** What the server holds; null after a failure, until it has told us again. */
   let offset = /** @type {number | null} */ (start);
-  let failures = 0;
+  const retries = new Retries(maxAttempts);
   while (offset === null || offset < file.size) {
     try {
       if (offset === null) {
@@ -74,19 +64,141 @@ export async function uploadFile(client, file, opts = {}) {
       );
       chunkBytes = nextChunkBytes(end - from, Date.now() - sentAt, chunkBytes, maxChunk);
       offset = Number(after.receivedBytes);
-      failures = 0;
+      retries.succeeded();
       progress(offset, file.size);
     } catch (err) {
-      failures += 1;
-      if (!transient(err) || failures >= maxAttempts) throw err;
+      const wait = retries.next(err);
+      if (wait === null) throw err;
       // Cut off or not received in time: the link may be slower than the chunk assumed.
       const e = /** @type {ApiError} */ (err);
       if (e.status === 0 || e.status === 408)
         chunkBytes = Math.max(Math.min(maxChunk, MIN_CHUNK_BYTES), Math.floor(chunkBytes / 2));
-      opts.onRetry?.(e, failures);
+      opts.onRetry?.(e, retries.failures + retries.limited);
       offset = null; // the chunk may have landed with its answer lost: ask the server
-      await pause(500 * 2 ** (failures - 1));
+      await pause(wait);
     }
   }
   return id;
+}
+
+/**
+ * POST /v1/transcripts under `idempotencyKey`, tried again while the failure is transient
+ * (no answer, a 5xx, `retryable`): the key makes a create whose answer was lost come back as the
+ * same transcript instead of a second, charged one. A refusal (400 `validation`, 402...) is
+ * thrown at once.
+ * @param {import('./api.js').HarkClient} client
+ * @param {Record<string, unknown>} json the request body
+ * @param {string} idempotencyKey
+ * @param {{maxAttempts?: number, onRetry?: (err: ApiError, attempt: number) => void}} [opts]
+ * @returns {Promise<any>} the transcript
+ */
+export async function createTranscript(client, json, idempotencyKey, opts = {}) {
+  const retries = new Retries(opts.maxAttempts ?? 6);
+  for (;;) {
+    try {
+      return await client.request('POST', '/transcripts', {
+        json,
+        headers: { 'Idempotency-Key': idempotencyKey },
+      });
+    } catch (err) {
+      const wait = retries.next(err);
+      if (wait === null) throw err;
+      opts.onRetry?.(/** @type {ApiError} */ (err), retries.failures + retries.limited);
+      await pause(wait);
+    }
+  }
+}
+
+/**
+ * The same file chosen again (the input's File objects differ each time; these do not): its
+ * upload is used again.
+ * @param {Blob} file
+ */
+function fileIdentity(file) {
+  const f = /** @type {Partial<File>} */ (file);
+  return JSON.stringify([f.name ?? null, file.size, f.lastModified ?? null, file.type]);
+}
+
+/**
+ * @typedef {object} Kept what the page keeps of the chosen file between clicks
+ * @property {string} file its {@link fileIdentity}
+ * @property {string} uploadId
+ * @property {number} keys how many idempotency keys were made for this upload
+ * @property {{body: string, key: string} | null} pending the create not known to have succeeded
+ */
+
+/**
+ * Upload, then create, across clicks of the page's Start button. The upload is kept while the
+ * same file stays chosen, so a failed create does not send the file again. The create's
+ * Idempotency-Key comes from the upload (api-spec: POST /v1/transcripts rule 3), `try-<uploadId>`,
+ * and is kept, with its body, until a create with it succeeds:
+ * - a click after a failure with the same options sends the same key and body: a create that did
+ *   happen (its answer lost) returns that transcript, not a second, charged one;
+ * - the options changed: a new key (`try-<uploadId>-<n>`). The same key with another body is
+ *   409 `idempotency_conflict`, and the user asked for something else anyway. (A hash of the
+ *   options in the key would do the same, but would also hand back an old transcript for
+ *   options set back to earlier ones.)
+ * - a click after a success: a new key, as the user asks for a new transcript.
+ */
+export class Transcriber {
+  /** @param {import('./api.js').HarkClient} client */
+  constructor(client) {
+    this.client = client;
+    /** @type {Kept | null} */
+    this.kept = null;
+  }
+
+  /**
+   * Uploads `file` (unless its upload is kept) and creates its transcript with `options`.
+   * @param {Blob} file
+   * @param {Record<string, unknown>} options the create's fields besides `uploadId`
+   * @param {Parameters<typeof uploadFile>[2] & {onCreateRetry?: (err: ApiError, attempt: number) => void}} [opts]
+   * @returns {Promise<any>} the created transcript
+   */
+  async start(file, options, opts = {}) {
+    const identity = fileIdentity(file);
+    if (this.kept?.file !== identity) this.kept = null;
+    const reused = this.kept !== null;
+    if (this.kept) opts.onProgress?.(file.size, file.size);
+    try {
+      return await this.create(this.kept ?? (await this.upload(file, identity, opts)), options, opts);
+    } catch (err) {
+      // The kept upload is gone (expired, or swept unused): upload the file again, once.
+      if (!(reused && err instanceof ApiError && err.code === 'upload_not_found')) throw err;
+      this.kept = null;
+      return this.create(await this.upload(file, identity, opts), options, opts);
+    }
+  }
+
+  /**
+   * @param {Blob} file
+   * @param {string} identity
+   * @param {Parameters<typeof uploadFile>[2]} opts
+   */
+  async upload(file, identity, opts) {
+    const uploadId = await uploadFile(this.client, file, opts);
+    this.kept = { file: identity, uploadId, keys: 0, pending: null };
+    return this.kept;
+  }
+
+  /**
+   * @param {Kept} kept
+   * @param {Record<string, unknown>} options
+   * @param {{maxAttempts?: number, onCreateRetry?: (err: ApiError, attempt: number) => void}} opts
+   */
+  async create(kept, options, opts) {
+    const json = { uploadId: kept.uploadId, ...options };
+    const body = JSON.stringify(json);
+    if (kept.pending?.body !== body) {
+      const n = kept.keys++;
+      // At most 4 + 36 (an upload id) + a few: within the API's 64 characters.
+      kept.pending = { body, key: n === 0 ? `try-${kept.uploadId}` : `try-${kept.uploadId}-${n}` };
+    }
+    const created = await createTranscript(this.client, json, kept.pending.key, {
+      maxAttempts: opts.maxAttempts,
+      onRetry: opts.onCreateRetry,
+    });
+    kept.pending = null;
+    return created;
+  }
 }
