@@ -67,7 +67,8 @@ function chunkRetryable(err: unknown): err is HarkApiError | HarkNetworkError {
 function timedOut(err: unknown): boolean {
   return (
     (err instanceof HarkNetworkError && err.timedOut) ||
-    (err instanceof HarkApiError && err.code === 'request_timeout')
+    // A proxy's own 408 (nginx `client_body_timeout`) has no envelope: the status says it.
+    (err instanceof HarkApiError && (err.code === 'request_timeout' || err.status === 408))
   );
 }
 
@@ -162,15 +163,26 @@ export class Hark {
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
           if (timedOut(err)) sizer.timedOut();
-          if (!chunkRetryable(err) || ++failures > maxChunkRetries) throw err;
-          const delay = this.transport.delayBeforeRetry(
-            failures,
-            err instanceof HarkApiError ? err.retryAfterSeconds : null,
-          );
-          if (delay === null) throw err;
-          await this.transport.sleep(delay, signal);
-          // Where the upload really stands: the lost chunk may have been stored after all.
-          upload = await this.uploads.get(upload.id, call);
+          // Where the upload really stands (the lost chunk may have been stored after all), read
+          // under the same budget: in an outage the read fails too, and that is one more try,
+          // not the end of an upload that may have run for an hour.
+          let failure: unknown = err;
+          for (;;) {
+            if (!chunkRetryable(failure) || ++failures > maxChunkRetries) throw failure;
+            const delay = this.transport.delayBeforeRetry(
+              failures,
+              failure instanceof HarkApiError ? failure.retryAfterSeconds : null,
+            );
+            if (delay === null) throw failure;
+            await this.transport.sleep(delay, signal);
+            try {
+              upload = await this.uploads.get(upload.id, call);
+              break;
+            } catch (readErr) {
+              if (signal?.aborted) throw signal.reason;
+              failure = readErr;
+            }
+          }
           if (upload.receivedBytes !== offset) progress();
         }
       }

@@ -72,6 +72,14 @@ describe('errors', () => {
     });
   });
 
+  it("a proxy's bare 408 is retryable: a read is sent again", async () => {
+    const api = new FakeApi().fault('GET', '/v1/uploads/', () => new Response('timeout', { status: 408 }));
+    const { hark } = client(api);
+    const up = await hark.uploads.create();
+    await expect(hark.uploads.get(up.id)).resolves.toMatchObject({ id: up.id });
+    expect(api.of('GET')).toHaveLength(2);
+  });
+
   it('a 2xx that is not a {data} body is invalid_response', async () => {
     const api = new FakeApi().fault('GET', '/v1/limits', new Response('ok', { status: 200 }));
     await expect(client(api).hark.limits()).rejects.toMatchObject({ code: 'invalid_response', status: 200 });

@@ -38,7 +38,7 @@ export interface CallOptions {
 /**
  * When a failed request is sent again.
  * - `safe`: repeating cannot do harm (reads, creates keyed by Idempotency-Key): network errors,
- *   429, 5xx and any envelope with `retryable: true`.
+ *   408, 429, 5xx and any envelope with `retryable: true`.
  * - `refused`: only 429, which the service answers before doing anything.
  * - `never`: the caller handles failures (upload chunks resume from the stored length instead).
  */
@@ -294,7 +294,8 @@ function apiError(res: Response, text: string, requestId: string | null, attempt
     code: 'http_error',
     message: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`,
     status: res.status,
-    retryable: res.status === 429 || res.status >= 500,
+    // 408: the request did not arrive in time (a proxy's own answer, say): sending it again can work.
+    retryable: res.status === 408 || res.status === 429 || res.status >= 500,
     requestId,
     retryAfterSeconds,
     attempts,

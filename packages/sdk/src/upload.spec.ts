@@ -96,6 +96,29 @@ describe('upload: buffers', () => {
     expect(api.stored(up.id).sha256).toBe(sha);
   });
 
+  it('an outage that also fails the resume read is retried like a lost chunk, not the end', async () => {
+    // The 2nd PUT meets a dead network, then 4 reads of where the upload stands do too (the
+    // transport's own retries of one read are 3): the read counts as one more failed try.
+    const api = new FakeApi()
+      .faultNth('PUT', '/v1/uploads/', [2], 'network')
+      .fault('GET', '/v1/uploads/', 'network', 4);
+    const { hark } = client(api);
+    const up = await hark.upload(audio, { chunkBytes: 40, maxChunkRetries: 5 });
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+    expect(api.of('GET').length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("a proxy's bare 408 (no envelope) is retried, and the chunks shrink", async () => {
+    const bare408 = () => new Response('<html>408 Request Time-out</html>', { status: 408 });
+    const api = new FakeApi().fault('PUT', '/v1/uploads/', bare408);
+    const { hark } = client(api);
+    const big = randomBytes(2 * 1024 * 1024);
+    const up = await hark.upload(big, { chunkBytes: 1024 * 1024 });
+    expect(api.stored(up.id).bytes.equals(big)).toBe(true);
+    // The first chunk (256 KiB) timed out: it is sent again at half the size.
+    expect(putSizes(api).slice(0, 2)).toEqual([256 * 1024, 128 * 1024]);
+  });
+
   it('a refusal that will not change (chunk_too_large) is thrown at once', async () => {
     const api = new FakeApi().fault('PUT', '/v1/uploads/', envelope(413, 'chunk_too_large', false));
     const { hark, sleeps } = client(api);
