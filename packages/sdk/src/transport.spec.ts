@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { Hark } from './client';
 import { HarkApiError, HarkNetworkError } from './errors';
 import { FakeApi, envelope } from './fake-api.fixture';
@@ -39,6 +40,24 @@ describe('requests', () => {
 });
 
 describe('errors', () => {
+  it('keeps the key out of sight: not enumerable, not inspected, never echoed by a refusal', () => {
+    const key = 'tk_SECRETsecretSECRETsecretSECRETsecret';
+    const hark = new Hark({ apiKey: key, baseUrl: 'http://hark.test' });
+    expect(inspect(hark, { depth: 10, showHidden: true })).not.toContain('SECRET');
+    expect(JSON.stringify(hark)).not.toContain('SECRET');
+    // A key file's second line: fetch would echo "Bearer <key>" in its error, so it is refused here.
+    for (const bad of [`${key}\n#prod`, `${key} `, `tk_\u2026${key}`]) {
+      let message = '';
+      try {
+        new Hark({ apiKey: bad, baseUrl: 'http://hark.test' });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/apiKey/);
+      expect(message).not.toContain('SECRET');
+    }
+  });
+
   it('turns the envelope into HarkApiError with code, status, requestId and fields; no retry for a 400', async () => {
     const api = new FakeApi().fault(
       'POST',

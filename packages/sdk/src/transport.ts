@@ -108,8 +108,19 @@ export class Transport {
   /** Each request's time-out unless the call sets its own. */
   readonly timeoutMs: number;
 
-  constructor(private readonly opts: TransportOptions) {
+  /** Private (#): not an enumerable property, so logging or serialising a client never shows it. */
+  readonly #apiKey: string;
+
+  constructor(opts: TransportOptions) {
     if (typeof opts.apiKey !== 'string' || opts.apiKey === '') throw new TypeError('apiKey is required');
+    // Visible ASCII only: fetch refuses anything else in a header with an error that quotes the
+    // whole value ("Bearer <key>"). The message here never repeats the key.
+    if (!/^[\x21-\x7e]+$/.test(opts.apiKey)) {
+      throw new TypeError(
+        'apiKey has a space, a line break or a character a header cannot carry: copy the key again',
+      );
+    }
+    this.#apiKey = opts.apiKey;
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\//.test(opts.baseUrl)) {
       throw new TypeError('baseUrl must be the http(s) address of the service, e.g. http://127.0.0.1:3000');
     }
@@ -180,7 +191,7 @@ export class Transport {
 
   private async once<T>(req: ApiRequest<T>, attempt: number): Promise<T> {
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${this.opts.apiKey}`,
+      Authorization: `Bearer ${this.#apiKey}`,
       Accept: req.responseType === 'text' ? '*/*' : 'application/json',
       'User-Agent': `hark-sdk-node/${SDK_VERSION}`,
       ...req.headers,
