@@ -108,6 +108,8 @@ export class Hark {
    * `chunkBytes`, 16 MiB) in order. When a
    * chunk fails for a reason worth retrying, it backs off, reads the upload's `receivedBytes`
    * and goes on from there, so nothing is sent twice or skipped. Returns the complete upload.
+   * An abort (`signal`) is honoured while hashing and while waiting on a stream too; a stream
+   * handed in is closed when the call settles, whatever the outcome (a refused option included).
    */
   async upload(source: UploadSource, options: UploadOptions = {}): Promise<Upload> {
     const {
@@ -124,16 +126,17 @@ export class Hark {
       ...(signal ? { signal } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     };
-    if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
-      throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
-    }
     const src = await openSource(source, {
       ...(expectedBytes !== undefined ? { expectedBytes } : {}),
       ...(typeof declaredSha256 === 'string' ? { sha256: declaredSha256 } : {}),
     });
+    // Every refusal from here on closes the source: a stream handed in is ended either way.
     try {
+      if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
+        throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
+      }
       if (src.size === 0) throw new HarkUploadError('the audio is empty', uploadId ?? null, 0);
-      const sha256 = declaredSha256 === false ? null : (declaredSha256 ?? (await src.sha256()));
+      const sha256 = declaredSha256 === false ? null : (declaredSha256 ?? (await src.sha256(signal)));
       let upload = uploadId
         ? await this.uploads.get(uploadId, call)
         : await this.uploads.create(
@@ -152,7 +155,7 @@ export class Hark {
       for (;;) {
         signal?.throwIfAborted();
         const offset = upload.receivedBytes;
-        const chunk = await src.read(offset, sizer.bytes);
+        const chunk = await src.read(offset, sizer.bytes, signal);
         if (chunk.byteLength === 0) break;
         const sentAt = Date.now();
         try {

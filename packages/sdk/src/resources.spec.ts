@@ -140,6 +140,36 @@ describe('transcripts', () => {
     expect(isHarkApiError(err, 'not_found')).toBe(true);
   });
 
+  it('delete: a 404 after a failure that provably sent nothing (refused, no DNS) is a plain 404', async () => {
+    // undici's fetch fails with TypeError('fetch failed') and the system error as its cause.
+    const fetchFailed = (code: string) => () => {
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ${code}`), { code }) });
+    };
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']) {
+      const api = new FakeApi().fault('DELETE', '/v1/transcripts/', fetchFailed(code));
+      const err = await client(api)
+        .transcripts.delete('tr_never_existed')
+        .catch((e: unknown) => e);
+      expect(isHarkApiError(err, 'not_found')).toBe(true);
+      expect(api.requests).toHaveLength(2);
+    }
+    // fetch refusing a header it cannot carry throws before connecting, with no cause.
+    const badHeader = () => {
+      throw new TypeError('Headers.append: "x\n" is an invalid header value.');
+    };
+    const api = new FakeApi().fault('DELETE', '/v1/transcripts/', badHeader);
+    const err = await client(api)
+      .transcripts.delete('tr_never_existed')
+      .catch((e: unknown) => e);
+    expect(isHarkApiError(err, 'not_found')).toBe(true);
+    // A reset may come after the service acted: the 404 is this call's own success.
+    const reset = new FakeApi().fault('DELETE', '/v1/transcripts/', fetchFailed('ECONNRESET'));
+    await expect(client(reset).transcripts.delete('tr_gone')).resolves.toEqual({
+      id: 'tr_gone',
+      deleted: true,
+    });
+  });
+
   it('subtitles: exactly format, maxLineLength, maxCueDuration, maxLines, speakerLabels; the text body as is', async () => {
     const srt = '1\n00:00:00,000 --> 00:00:02,500\n[A] And so my fellow Americans\n';
     const api = new FakeApi().fault(

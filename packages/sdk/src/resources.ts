@@ -157,7 +157,8 @@ export class Transcripts {
 
   /**
    * DELETE /v1/transcripts/{id}. A 404 on a retry after a lost answer is this call's own
-   * earlier success, and is reported as deleted.
+   * earlier success, and is reported as deleted; after a failure that sent nothing (connection
+   * refused, no DNS answer) it is the plain 404 it seems.
    */
   delete(id: string, opts: CallOptions = {}): Promise<DeletedTranscript> {
     return this.t.request<DeletedTranscript>({

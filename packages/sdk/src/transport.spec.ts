@@ -58,6 +58,18 @@ describe('errors', () => {
     }
   });
 
+  it('never puts the key in a network error it builds, even when the cause quotes it', async () => {
+    const key = 'tk_SECRETsecretSECRETsecretSECRETsecret';
+    // A fetch (a proxy's, say) whose error repeats the Authorization header.
+    const leaky: HarkOptions['fetch'] = (_url, init) =>
+      Promise.reject(new TypeError(`bad header "${new Headers(init.headers).get('authorization')}"`));
+    const hark = new Hark({ apiKey: key, baseUrl: 'http://h', fetch: leaky, maxRetries: 0 });
+    const err = (await hark.balance().catch((e: unknown) => e)) as HarkNetworkError;
+    expect(err).toBeInstanceOf(HarkNetworkError);
+    expect(err.message).toContain('bad header');
+    expect(inspect(err, { depth: 10 })).not.toContain('SECRET');
+  });
+
   it('turns the envelope into HarkApiError with code, status, requestId and fields; no retry for a 400', async () => {
     const api = new FakeApi().fault(
       'POST',

@@ -58,9 +58,9 @@ export interface ApiRequest<T> extends CallOptions {
   /** `text` returns the body as is (subtitles); `json` returns its `data`. Default `json`. */
   responseType?: 'json' | 'text';
   /**
-   * Called when the final error follows an attempt that may have taken effect (no answer, or
-   * 5xx): a repeated cancel or delete then meets its own earlier success. Returns the result to
-   * use instead, or undefined to throw.
+   * Called when the final error follows an attempt that may have taken effect (no answer, unless
+   * it failed before sending, or 5xx): a repeated cancel or delete then meets its own earlier
+   * success. Returns the result to use instead, or undefined to throw.
    */
   recover?: (err: HarkApiError) => Promise<T | undefined>;
 }
@@ -175,11 +175,26 @@ export class Transport {
           }
           throw err;
         }
-        if (err instanceof HarkNetworkError || (err instanceof HarkApiError && err.status >= 500))
-          ambiguous = true;
+        if (mayHaveTakenEffect(err)) ambiguous = true;
         await this.sleep(delay, req.signal);
       }
     }
+  }
+
+  /**
+   * The last line of defence for the key: the constructor refuses one fetch would choke on, but a
+   * custom fetch (a proxy's, say) may still quote the Authorization header in its error.
+   */
+  private scrub(text: string): string {
+    return text.split(this.#apiKey).join('[api key]');
+  }
+
+  /** `cause`, or a copy without the key where its message quotes it. */
+  private scrubCause(cause: unknown): unknown {
+    if (!(cause instanceof Error) || !cause.message.includes(this.#apiKey)) return cause;
+    const copy = new Error(this.scrub(cause.message));
+    copy.name = cause.name;
+    return copy;
   }
 
   private url(path: string, query: ApiRequest<unknown>['query']): string {
@@ -232,7 +247,9 @@ export class Transport {
       } catch (cause) {
         if (isAbort(req.signal)) throw req.signal.reason;
         const reason = timedOut ? 'timed out' : cause instanceof Error ? cause.message : String(cause);
-        throw new HarkNetworkError(`${what}: ${reason}`, timedOut, attempt, { cause });
+        throw new HarkNetworkError(`${what}: ${this.scrub(reason)}`, timedOut, attempt, {
+          cause: this.scrubCause(cause),
+        });
       }
       const requestId = res.headers.get('x-request-id');
       if (!res.ok) throw apiError(res, text, requestId, attempt);
@@ -259,6 +276,52 @@ export class Transport {
       req.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/**
+ * Codes of failures that happen before a byte of the request is sent (the connection or the
+ * address could not be had, or the request could not be built), so it cannot have taken effect.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'UND_ERR_INVALID_ARG',
+]);
+
+/** fetch's own refusal of a header it cannot carry, thrown before connecting (it has no code). */
+const INVALID_HEADER = /invalid header|ByteString/i;
+
+/**
+ * Whether `cause` (fetch's error, with the system error as its `cause`, or an AggregateError of
+ * one per address tried) provably happened before anything was sent.
+ */
+function failedBeforeSending(cause: unknown, depth = 0): boolean {
+  if (!(cause instanceof Error) || depth > 4) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+  if (cause instanceof AggregateError && cause.errors.length > 0)
+    return cause.errors.every((e) => failedBeforeSending(e, depth + 1));
+  if (cause instanceof TypeError && cause.cause === undefined && INVALID_HEADER.test(cause.message))
+    return true;
+  return failedBeforeSending(cause.cause, depth + 1);
+}
+
+/**
+ * Whether a failed attempt may still have been carried out: no answer (unless it never left), or
+ * a 5xx. A repeated cancel or delete may then meet its own earlier success.
+ */
+function mayHaveTakenEffect(err: unknown): boolean {
+  if (err instanceof HarkNetworkError) return err.timedOut || !failedBeforeSending(err.cause);
+  return err instanceof HarkApiError && err.status >= 500;
 }
 
 function retryAfterOf(err: unknown): number | null {

@@ -24,13 +24,29 @@ export type UploadSource =
 export interface ChunkSource {
   /** Total size when known. */
   readonly size: number | null;
-  /** Lowercase hex SHA-256 of the whole source; null when it cannot be known in advance. */
-  sha256(): Promise<string | null>;
-  read(offset: number, max: number): Promise<Uint8Array>;
+  /**
+   * Lowercase hex SHA-256 of the whole source; null when it cannot be known in advance. Rejects
+   * with `signal.reason` once it is aborted.
+   */
+  sha256(signal?: AbortSignal): Promise<string | null>;
+  /** Rejects with `signal.reason` once it is aborted, even while the source holds back its bytes. */
+  read(offset: number, max: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Releases the source, streams included, whether or not it was read to the end. */
   close(): Promise<void>;
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** `promise`, or a rejection with the signal's reason as soon as it is aborted. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 class BytesSource implements ChunkSource {
   constructor(private readonly bytes: Uint8Array) {}
@@ -65,9 +81,15 @@ class FileSource implements ChunkSource {
     }
   }
 
-  async sha256() {
+  async sha256(signal?: AbortSignal) {
     const hash = createHash('sha256');
-    for await (const chunk of createReadStream(this.path)) hash.update(chunk as Buffer);
+    // Checked per chunk: a large file takes seconds to hash, and an abort must not wait for it
+    // (leaving the loop destroys the read stream).
+    for await (const chunk of createReadStream(this.path)) {
+      signal?.throwIfAborted();
+      hash.update(chunk as Buffer);
+    }
+    signal?.throwIfAborted();
     return hash.digest('hex');
   }
 
@@ -89,12 +111,12 @@ class FileSource implements ChunkSource {
   }
 }
 
-function iterate(
-  stream: Exclude<UploadSource, string | URL | Uint8Array>,
-): AsyncIterator<Uint8Array | string> {
-  if (Symbol.asyncIterator in stream)
-    return (stream as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
-  // A web ReadableStream without async iteration (older runtimes).
+type StreamLike = Exclude<UploadSource, string | URL | Uint8Array>;
+
+function iterate(stream: StreamLike): AsyncIterator<Uint8Array | string> {
+  // A web ReadableStream is read through a reader even where it is async iterable: cancelling a
+  // reader ends a pending read, while the iterator's return() would wait behind it.
+  if (!('getReader' in stream)) return (stream as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
   const reader = (stream as WebReadableStream<Uint8Array>).getReader();
   return {
     next: async () => {
@@ -117,10 +139,12 @@ class StreamSource implements ChunkSource {
   private bufStart = 0;
   private pending: Uint8Array | null = null;
   private ended = false;
+  /** True while a read of the stream is outstanding (one given up on after an abort, say). */
+  private reading = false;
   private readonly it: AsyncIterator<Uint8Array | string>;
 
   constructor(
-    stream: Exclude<UploadSource, string | URL | Uint8Array>,
+    private readonly stream: StreamLike,
     readonly size: number | null,
     private readonly knownSha256: string | null,
   ) {
@@ -131,7 +155,7 @@ class StreamSource implements ChunkSource {
     return this.knownSha256;
   }
 
-  async read(offset: number, max: number) {
+  async read(offset: number, max: number, signal?: AbortSignal) {
     if (offset < this.bufStart) {
       throw new HarkUploadError(
         `the upload is at byte ${offset} but the stream has already passed byte ${this.bufStart}; a stream cannot rewind`,
@@ -142,14 +166,14 @@ class StreamSource implements ChunkSource {
     while (offset >= this.bufStart + this.buf.byteLength) {
       if (this.ended && this.pending === null) return EMPTY;
       this.bufStart += this.buf.byteLength;
-      this.buf = await this.fill(max);
+      this.buf = await this.fill(max, signal);
       if (this.buf.byteLength === 0) return EMPTY;
     }
     return this.buf.subarray(offset - this.bufStart, offset - this.bufStart + max);
   }
 
   /** The next `max` bytes of the stream (fewer only at its end). */
-  private async fill(max: number): Promise<Uint8Array> {
+  private async fill(max: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
     let n = 0;
     while (n < max) {
@@ -157,7 +181,9 @@ class StreamSource implements ChunkSource {
       this.pending = null;
       if (piece === null) {
         if (this.ended) break;
-        const r = await this.it.next();
+        this.reading = true;
+        const r = await unlessAborted(this.it.next(), signal);
+        this.reading = false;
         if (r.done) {
           this.ended = true;
           break;
@@ -175,7 +201,16 @@ class StreamSource implements ChunkSource {
   }
 
   async close() {
-    if (!this.ended) await this.it.return?.();
+    if (this.ended) return;
+    this.ended = true;
+    // A Node Readable's iterator only destroys the stream once it has started, and its return()
+    // (an async generator's) waits behind a pending read that a stalled stream never settles.
+    const node = this.stream as Partial<Readable>;
+    if (typeof node.destroy === 'function') node.destroy();
+    const done = Promise.resolve(this.it.return?.());
+    // Behind a stalled read the iterator may never finish returning: do not wait for it then.
+    if (this.reading) done.catch(() => undefined);
+    else await done;
   }
 }
 

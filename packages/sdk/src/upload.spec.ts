@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -295,5 +295,97 @@ describe('upload: streams', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HarkUploadError);
     expect((err as Error).message).toMatch(/cannot rewind/);
+  });
+});
+
+describe('upload: abort and early refusals', () => {
+  /** Yields one piece, then never another (a download that hangs); records `return()`. */
+  const stalledIterable = () => {
+    const state = { returned: false };
+    const iterable: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => {
+        let n = 0;
+        return {
+          next: () =>
+            n++ === 0
+              ? Promise.resolve({ done: false, value: audio.subarray(0, 10) })
+              : new Promise<IteratorResult<Uint8Array>>(() => {}),
+          return: async () => {
+            state.returned = true;
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    return { iterable, state };
+  };
+
+  /** Aborts after `ms`; the promise settles with how long after the abort `run` settled. */
+  async function settleAfterAbort(run: (signal: AbortSignal) => Promise<unknown>, ms = 20) {
+    const ac = new AbortController();
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = Date.now();
+      ac.abort(new Error('user abort'));
+    }, ms);
+    const err = await run(ac.signal).catch((e: unknown) => e);
+    return { err, afterAbortMs: Date.now() - abortedAt };
+  }
+
+  it('an abort while a stream stalls rejects at once with the reason, and ends the stream', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const { iterable, state } = stalledIterable();
+    const { err } = await settleAfterAbort((signal) => hark.upload(iterable, { signal, chunkBytes: 40 }));
+    expect(err).toMatchObject({ message: 'user abort' });
+    expect(state.returned).toBe(true);
+
+    // A Node Readable's iterator would wait for the stalled read before returning: it is destroyed.
+    const readable = new Readable({ read() {} });
+    readable.push(audio.subarray(0, 10));
+    const node = await settleAfterAbort((signal) => hark.upload(readable, { signal, chunkBytes: 40 }));
+    expect(node.err).toMatchObject({ message: 'user abort' });
+    expect(readable.destroyed).toBe(true);
+
+    let canceled = false;
+    const web = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new Uint8Array(audio.subarray(0, 10))),
+      cancel: () => void (canceled = true),
+    });
+    const webRun = await settleAfterAbort((signal) => hark.upload(web, { signal, chunkBytes: 40 }));
+    expect(webRun.err).toMatchObject({ message: 'user abort' });
+    expect(canceled).toBe(true);
+    expect(api.of('PUT')).toHaveLength(0);
+  });
+
+  it('an abort while a large file is hashed stops the hashing, before any request', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hark-sdk-'));
+    try {
+      // 256 MiB (sparse: no disk used) takes over a second to hash; the abort must not wait for it.
+      const file = path.join(dir, 'big.wav');
+      const handle = await open(file, 'w');
+      await handle.truncate(256 * 1024 * 1024);
+      await handle.close();
+      const api = new FakeApi();
+      const { hark } = client(api);
+      const { err, afterAbortMs } = await settleAfterAbort((signal) => hark.upload(file, { signal }));
+      expect(err).toMatchObject({ message: 'user abort' });
+      expect(afterAbortMs).toBeLessThan(500);
+      expect(api.requests).toHaveLength(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an invalid chunkBytes is refused, and a stream passed in is closed all the same', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const readable = Readable.from([audio]);
+    await expect(hark.upload(readable, { chunkBytes: 0 })).rejects.toThrow(RangeError);
+    expect(readable.destroyed).toBe(true);
+    const { iterable, state } = stalledIterable();
+    await expect(hark.upload(iterable, { chunkBytes: 1.5 })).rejects.toThrow(RangeError);
+    expect(state.returned).toBe(true);
+    expect(api.requests).toHaveLength(0);
   });
 });
