@@ -106,6 +106,11 @@ export class Retries {
     return retryDelayMs(this.failures, err.retryAfter);
   }
 
+  /** Failures recorded since the last success, rate limits included (for "attempt n" notes). */
+  get attempts() {
+    return this.failures + this.limited;
+  }
+
   /** A request went through: the budgets start again. */
   succeeded() {
     this.failures = 0;

@@ -73,7 +73,7 @@ export async function uploadFile(client, file, opts = {}) {
       const e = /** @type {ApiError} */ (err);
       if (e.status === 0 || e.status === 408)
         chunkBytes = Math.max(Math.min(maxChunk, MIN_CHUNK_BYTES), Math.floor(chunkBytes / 2));
-      opts.onRetry?.(e, retries.failures + retries.limited);
+      opts.onRetry?.(e, retries.attempts);
       offset = null; // the chunk may have landed with its answer lost: ask the server
       await pause(wait);
     }
@@ -103,7 +103,7 @@ export async function createTranscript(client, json, idempotencyKey, opts = {}) 
     } catch (err) {
       const wait = retries.next(err);
       if (wait === null) throw err;
-      opts.onRetry?.(/** @type {ApiError} */ (err), retries.failures + retries.limited);
+      opts.onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
       await pause(wait);
     }
   }

@@ -43,11 +43,15 @@ function requestOrigin(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock
  * The CORS lines the middleware would have added (cors.ts): without them a page on an allowed
  * origin cannot read these answers at all, and sees a bare network error.
  */
-function corsLines(origins: CorsOrigins, origin: string | undefined): string {
+function corsLines(
+  allowOrigin: (origin: string | undefined) => string | null,
+  varies: boolean,
+  origin: string | undefined,
+): string {
   // Only a configured origin or `*` is written back, never the request's bytes.
-  const allowed = originMatcher(origins)(origin);
+  const allowed = allowOrigin(origin);
   return (
-    (variesOnOrigin(origins) ? 'Vary: Origin\r\n' : '') +
+    (varies ? 'Vary: Origin\r\n' : '') +
     (allowed === null
       ? ''
       : `Access-Control-Allow-Origin: ${allowed}\r\nAccess-Control-Expose-Headers: ${EXPOSED_HEADERS}\r\n`)
@@ -63,6 +67,8 @@ function corsLines(origins: CorsOrigins, origin: string | undefined): string {
  * `origins` allows (the API's `corsOrigins`). Then the socket is closed.
  */
 export function answerClientErrors(server: Server, origins: CorsOrigins): void {
+  const allowOrigin = originMatcher(origins);
+  const varies = variesOnOrigin(origins);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: ClientSocket) => {
     // As Node: only a connection that has not answered anything yet gets an answer.
     if (!socket.writable || socket.bytesWritten !== 0) {
@@ -78,7 +84,7 @@ export function answerClientErrors(server: Server, origins: CorsOrigins): void {
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
-        corsLines(origins, requestOrigin(err, socket)) +
+        corsLines(allowOrigin, varies, requestOrigin(err, socket)) +
         'Connection: close\r\n\r\n' +
         body,
       () => socket.destroy(),

@@ -5,7 +5,7 @@ of a window, i.e. 1 s; min_duration_on 0.3 s, min_duration_off 0.5 s; agglomerat
 of the embeddings at threshold 0.5 unless a count is given), on the same segmentation-3.0 and
 CAM++ ONNX files Hark's neural pipeline loads. sherpa-onnx reads the models' settings from ONNX
 metadata, which those files do not carry, so copies with the metadata its own export scripts
-write are made once in the cache folder.
+write are made in the cache folder (argv: models folder, cache folder, threads), once.
 
 Protocol: one JSON object a line on stdin, {"samples": path of raw float32 16 kHz mono samples,
 "speakers": n or null}; one JSON line back, {"segments": [[start, end, speaker], ...],
@@ -48,7 +48,8 @@ EMBEDDING_META = {
 
 
 def with_metadata(source, target, meta):
-    if os.path.exists(target):
+    # Made once per model file (28 MB for CAM++): again only when the source is newer.
+    if os.path.exists(target) and os.path.getmtime(target) >= os.path.getmtime(source):
         return target
     model = onnx.load(source)
     del model.metadata_props[:]

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Audio, DiarizationResult } from '@hark/diarization';
 
@@ -43,7 +43,8 @@ export class SherpaPeer {
     const child = spawn(python, [
       join(SCRIPTS, 'sherpa_peer.py'),
       this.modelsDir,
-      join(this.dir, 'models'),
+      // Beside the virtualenv, so the copies with metadata are made once, not every run.
+      join(dirname(dirname(python)), 'models'),
       String(this.threads),
     ]);
     // sherpa-onnx logs "No speakers found" for a file with no speech; anything else is shown.
