@@ -141,6 +141,24 @@ describe('retention sweep', () => {
     const left = await h.db.idempotencyRecord.findMany({ where: { accountId: acct.accountId } });
     expect(left.map((r) => r.key)).toEqual([live.key]);
   });
+
+  it("purges POST /v1/uploads' idempotency records past their expiry; keeps live ones and the upload", async () => {
+    const acct = await h.account(1000);
+    const uploadId = await h.upload(acct, Buffer.from('kept'));
+    const base = { accountId: acct.accountId, uploadId, requestHash: 'c'.repeat(64) };
+    await h.db.uploadIdempotencyRecord.createMany({
+      data: [
+        { ...base, key: 'stale-upload-key', expiresAt: past() },
+        { ...base, key: 'live-upload-key', expiresAt: new Date(Date.now() + HOUR) },
+      ],
+    });
+
+    const result = await sweepRetention({ db: h.db, blobs: h.blobs });
+    expect(result.idempotencyPurged).toBeGreaterThanOrEqual(1);
+    const left = await h.db.uploadIdempotencyRecord.findMany({ where: { accountId: acct.accountId } });
+    expect(left.map((r) => r.key)).toEqual(['live-upload-key']);
+    expect(await h.db.upload.count({ where: { id: uploadId } })).toBe(1);
+  });
 });
 
 describe('upload sweep', () => {
@@ -151,10 +169,21 @@ describe('upload sweep', () => {
     const fresh = await h.upload(acct, Buffer.from('fresh'));
     const used = await h.upload(acct, Buffer.from('used'), { createdAt: old });
     await h.transcript(acct, { uploadId: used });
+    // An Idempotency-Key of the stale upload's create goes with its row.
+    await h.db.uploadIdempotencyRecord.create({
+      data: {
+        accountId: acct.accountId,
+        key: `stale-${stale}`,
+        requestHash: 'd'.repeat(64),
+        uploadId: stale,
+        expiresAt: new Date(Date.now() + HOUR),
+      },
+    });
 
     const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     expect(result.removed).toBeGreaterThanOrEqual(1);
     expect(await h.db.upload.findUnique({ where: { id: stale } })).toBeNull();
+    expect(await h.db.uploadIdempotencyRecord.count({ where: { uploadId: stale } })).toBe(0);
     expect(existsSync(blobFile(stale))).toBe(false);
     for (const id of [fresh, used]) {
       expect(await h.db.upload.findUnique({ where: { id } })).not.toBeNull();

@@ -361,15 +361,42 @@ export const ROUTES = [
     tag: 'Uploads',
     auth: 'key',
     query: UploadQuery,
+    headerParameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Same key, same `expectedBytes`, `sha256` and body bytes: the same upload, created once, answered as it ' +
+          'stands now (the body is read, not stored again). Same key, another request: 409 `idempotency_conflict`. ' +
+          'Kept 24 hours, apart from the keys of POST /v1/transcripts.',
+        schema: {
+          type: 'string',
+          minLength: 1,
+          maxLength: LIMITS.idempotencyKeyMaxChars,
+          'x-error': 'idempotency_key_invalid',
+        },
+      },
+    ],
     requestBody: octetStream(false),
-    responses: { 201: { description: 'Created.', data: 'Upload', headers: NO_STORE, links: UPLOAD_LINKS } },
+    responses: {
+      201: {
+        description: 'Created; or, for an `Idempotency-Key` replay, the recorded upload as it stands now.',
+        data: 'Upload',
+        headers: NO_STORE,
+        links: UPLOAD_LINKS,
+      },
+    },
     errorShape: 'hark',
     errors: {
       400: ['validation'],
       402: ['insufficient_balance'],
+      404: ['upload_not_found'],
+      409: ['idempotency_conflict', 'upload_busy'],
       413: ['payload_too_large', 'upload_quota_exceeded'],
       503: ['unavailable'],
     },
+    validation: validationKeys([UploadQuery], { idempotencyKey: ['idempotency_key_invalid'] }),
     errorHeaders: NO_STORE,
   },
   {

@@ -1,9 +1,9 @@
 // POST /v1/uploads, GET /v1/uploads/{id}, PUT /v1/uploads/{id}
-import { HarkError, LIMITS, parseQueryOrThrow } from '@hark/core';
+import { HarkError } from '@hark/core';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { type RouteLimit, keyedMount } from '../contract/mount';
 import { ROUTE } from '../contract/routes.contract';
-import { UploadQuery } from '../schemas/upload.schemas';
+import { parseCreateUpload } from '../schemas/create-upload';
 import type { UploadService } from '../services/upload.service';
 
 function declaredLength(req: Request): number | null {
@@ -31,18 +31,9 @@ export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router 
   };
 
   mount(ROUTE.createUpload, noStore, async (req, res) => {
-    const q = parseQueryOrThrow(UploadQuery, req.query);
-    const expectedBytes = q.expectedBytes === undefined ? null : Number(q.expectedBytes);
-    if (expectedBytes !== null && expectedBytes > LIMITS.maxUploadBytes) {
-      throw HarkError.validation({ expectedBytes: 'expected_bytes_invalid' });
-    }
+    const input = parseCreateUpload(req.query, req.headers['idempotency-key']);
     const upload = await uploads
-      .createWithBody(
-        req.auth!.accountId,
-        { expectedBytes, sha256: q.sha256?.toLowerCase() ?? null },
-        req,
-        declaredLength(req),
-      )
+      .createWithBody(req.auth!.accountId, input, req, declaredLength(req))
       .catch((e: unknown) => closeAfter(res, e));
     res.status(201).json({ data: upload });
   });

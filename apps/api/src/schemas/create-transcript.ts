@@ -1,6 +1,7 @@
-import { HarkError, LIMITS, containsNul, normaliseLanguage, parseOrThrow } from '@hark/core';
+import { HarkError, normaliseLanguage, parseOrThrow } from '@hark/core';
 import { checkUrlShape } from '@hark/http';
 import type { Static } from '@sinclair/typebox';
+import { idempotencyKeyValid } from './idempotency-key';
 import { CreateTranscriptBody } from './transcript.schemas';
 
 /**
@@ -38,15 +39,7 @@ const isHttpUrl = (v: string): boolean => checkUrlShape(v).ok;
  */
 export function parseCreateTranscript(body: unknown, idempotencyKey?: unknown): CreateTranscriptRequest {
   const fields: Record<string, string> = {};
-  if (
-    idempotencyKey !== undefined &&
-    (typeof idempotencyKey !== 'string' ||
-      idempotencyKey.length === 0 ||
-      idempotencyKey.length > LIMITS.idempotencyKeyMaxChars ||
-      containsNul(idempotencyKey)) // stored in Postgres text; Node's parser refuses it first today
-  ) {
-    fields.idempotencyKey = 'idempotency_key_invalid';
-  }
+  if (!idempotencyKeyValid(idempotencyKey)) fields.idempotencyKey = 'idempotency_key_invalid';
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw HarkError.validation({ ...fields, body: 'body_invalid' });
   }

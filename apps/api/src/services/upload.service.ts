@@ -3,7 +3,23 @@ import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
 import { NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
+import {
+  BodyPrint,
+  KeyTaken,
+  claimUploadKey,
+  findUploadKey,
+  printBody,
+  replayOf,
+  requestHash,
+} from './upload-idempotency';
 import type { UploadLock } from './upload-lock';
+
+/** POST /v1/uploads, parsed (`schemas/create-upload.ts`). */
+export interface CreateUploadInput {
+  expectedBytes: number | null;
+  sha256: string | null;
+  idempotencyKey?: string | undefined;
+}
 
 export interface UploadView {
   id: string;
@@ -151,15 +167,26 @@ export class UploadService {
 
   /**
    * POST: the body (possibly empty) is written under a fresh id before the row exists, so a
-   * refused or interrupted body leaves no upload behind.
+   * refused or interrupted body leaves no upload behind. With an `Idempotency-Key` whose create
+   * is on record, the body is read, not stored, and the recorded upload answered (or 409 when
+   * the request differs); see `upload-idempotency.ts`.
    */
   async createWithBody(
     accountId: string,
-    input: { expectedBytes: number | null; sha256: string | null },
+    input: CreateUploadInput,
     body: Readable,
     declaredLength: number | null,
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
+    const key = input.idempotencyKey;
+    if (key !== undefined) {
+      // Before the quota: the recorded upload already counts, and its replay adds nothing.
+      const prior = await findUploadKey(this.db, accountId, key);
+      if (prior) {
+        const print = await printBody(body, LIMITS.maxUploadRequestBytes, requestTooLarge);
+        return this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
+      }
+    }
     const id = newId('up');
     const expected = input.expectedBytes ?? 0;
     // The fresh id is never busy: this only reserves the bytes the upload may hold.
@@ -174,6 +201,10 @@ export class UploadService {
       const room = this.room(usage!, reservation.othersReservedBytes, 0, expected);
       if (!room.declaredFits || (declaredLength !== null && declaredLength > room.bytes)) throw room.refuse();
       return await this.writeNew(accountId, id, input, body, room);
+    } catch (e) {
+      // A racing create with the same key made its upload first (ours is removed): answer it.
+      if (!(e instanceof KeyTaken)) throw e;
+      return await this.get(accountId, replayOf(e.prior, e.hash));
     } finally {
       await reservation.release();
     }
@@ -182,31 +213,41 @@ export class UploadService {
   private async writeNew(
     accountId: string,
     id: string,
-    input: { expectedBytes: number | null; sha256: string | null },
+    input: CreateUploadInput,
     body: Readable,
     room: { bytes: number; refuse(): HarkError },
   ): Promise<UploadView> {
     const hash = await this.hashing.start();
+    const print = input.idempotencyKey === undefined ? null : new BodyPrint();
     try {
       // No row yet to record a multipart upload in: a crash leaves the blob to the sweeper.
       const appended = await this.blobs.appendAt(id, { offset: 0, uploadId: null }, body, {
         maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
-        onData: (c) => hash.update(c),
+        onData: (c) => {
+          print?.update(c);
+          return hash.update(c);
+        },
         tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
       });
-      const row = await this.db.upload.create({
-        data: {
-          id,
-          accountId,
-          expectedBytes: input.expectedBytes,
-          sha256: input.sha256,
-          receivedBytes: BigInt(appended.bytes),
-          multipartUploadId: appended.uploadId,
-          hashState: Buffer.from(await hash.save()),
-        },
-        select: SELECT,
+      const data = {
+        id,
+        accountId,
+        expectedBytes: input.expectedBytes,
+        sha256: input.sha256,
+        receivedBytes: BigInt(appended.bytes),
+        multipartUploadId: appended.uploadId,
+        hashState: Buffer.from(await hash.save()),
+      };
+      const key = input.idempotencyKey;
+      if (key === undefined || print === null) {
+        return uploadView(await this.db.upload.create({ data, select: SELECT }));
+      }
+      const keyHash = requestHash({ ...input, ...print.finish() });
+      return await this.db.$transaction(async (tx) => {
+        const row = await tx.upload.create({ data, select: SELECT });
+        await claimUploadKey(tx, accountId, key, keyHash, id);
+        return uploadView(row);
       });
-      return uploadView(row);
     } catch (e) {
       // Best effort: what a failed removal leaves has no row, and the upload sweeper removes it.
       await this.blobs.remove(id).catch(() => undefined);

@@ -90,18 +90,26 @@ async function eraseExpired(db: Db, id: string, now: Date): Promise<{ uploadId: 
 }
 
 /**
- * Deletes idempotency records past `expires_at` (decisions: keys are kept 24 hours), in batches
- * of `batchSize` (`idempotency_records_expires_at_idx`). A create that finds its key expired
- * deletes that record itself, so racing one is harmless. Resolves with the records deleted.
+ * Deletes idempotency records past `expires_at` (decisions: keys are kept 24 hours), those of
+ * POST /v1/transcripts and of POST /v1/uploads, each table in batches of `batchSize` (their
+ * `expires_at` indexes). A create that finds its key expired deletes that record itself, so
+ * racing one is harmless. Resolves with the records deleted.
  */
 export async function purgeIdempotencyRecords(db: Db, now: Date, batchSize = 1000): Promise<number> {
   let purged = 0;
-  for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const n = await db.$executeRaw`
+  for (const purge of [
+    () => db.$executeRaw`
       DELETE FROM idempotency_records WHERE ctid IN (
-        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`;
-    purged += n;
-    if (n < batchSize) break;
+        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`,
+    () => db.$executeRaw`
+      DELETE FROM upload_idempotency_records WHERE ctid IN (
+        SELECT ctid FROM upload_idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`,
+  ]) {
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const n = await purge();
+      purged += n;
+      if (n < batchSize) break;
+    }
   }
   return purged;
 }

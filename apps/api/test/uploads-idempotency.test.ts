@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { TestAccount } from '@hark/testing';
+import request from 'supertest';
+import { apiTest, envelope } from './helpers';
+
+// A client that lost the answer to POST /v1/uploads and sent it again used to get a second
+// upload, the first left unused and holding its declared size of the account's quota for a day:
+// two lost answers to a 3 GiB create and the third try was refused upload_quota_exceeded.
+const MiB = 1024 * 1024;
+const QUOTA = 8 * MiB;
+const api = apiTest({ config: { uploadQuotaBytes: QUOTA, uploadNoCreditBytes: QUOTA } });
+
+const create = (a: TestAccount, key: string | null, query = '', body?: Buffer) => {
+  const req = request(api.app).post(`/v1/uploads${query}`).set(a.auth);
+  if (key !== null) req.set('Idempotency-Key', key);
+  return body ? req.send(body) : req;
+};
+const uploadsOf = (a: TestAccount) => api.db.upload.count({ where: { accountId: a.accountId } });
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('Idempotency-Key on POST /v1/uploads', () => {
+  it('same key, same query: the same upload, made once, even when its declared size fills the quota', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const digest = 'a'.repeat(64);
+    const query = `?expectedBytes=${6 * MiB}&sha256=${digest}`;
+    const first = await create(a, 'file-1', query).expect(201);
+    // Without the key this second create is refused: 6 MiB held plus 6 MiB declared pass 8 MiB.
+    await create(a, null, query).expect(413);
+    const again = await create(a, 'file-1', query).expect(201);
+    expect(again.body.data).toEqual(first.body.data);
+    expect(again.headers['cache-control']).toBe('no-store');
+    expect(await uploadsOf(a)).toBe(1);
+  });
+
+  it('a replay answers the upload as it stands now, after chunks were appended', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const first = await create(a, 'file-2', '?expectedBytes=10').expect(201);
+    const id = first.body.data.id as string;
+    await request(api.app).put(`/v1/uploads/${id}`).set(a.auth).send(Buffer.from('12345')).expect(200);
+    const again = await create(a, 'file-2', '?expectedBytes=10').expect(201);
+    expect(again.body.data).toMatchObject({ id, receivedBytes: 5, expectedBytes: 10 });
+  });
+
+  it('same key, other query (size or digest, the digest compared lowercase): 409 idempotency_conflict', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const digest = 'ab'.repeat(32);
+    const first = await create(a, 'file-3', `?expectedBytes=100&sha256=${digest}`).expect(201);
+    const upper = await create(a, 'file-3', `?expectedBytes=100&sha256=${digest.toUpperCase()}`).expect(201);
+    expect(upper.body.data.id).toBe(first.body.data.id);
+    for (const query of ['?expectedBytes=101', `?expectedBytes=100`, `?sha256=${digest}`, '']) {
+      const res = await create(a, 'file-3', query).expect(409);
+      expect(res.body).toEqual(envelope('idempotency_conflict', false));
+    }
+    expect(await uploadsOf(a)).toBe(1);
+  });
+
+  it('with a body: the same bytes replay without storing them twice, other bytes conflict', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const body = Buffer.alloc(2 * MiB, 7);
+    const first = await create(a, 'file-4', '', body).expect(201);
+    const id = first.body.data.id as string;
+    const again = await create(a, 'file-4', '', body).expect(201);
+    expect(again.body.data).toEqual(first.body.data);
+    const other = Buffer.from(body);
+    other[other.length - 1] = 8;
+    expect((await create(a, 'file-4', '', other).expect(409)).body).toEqual(
+      envelope('idempotency_conflict', false),
+    );
+    // A shorter body or none at all is another request too.
+    await create(a, 'file-4', '', body.subarray(0, MiB)).expect(409);
+    await create(a, 'file-4').expect(409);
+    expect(await uploadsOf(a)).toBe(1);
+    // The stored file is the first body, whole: the replays appended nothing.
+    expect(sha(await readFile(path.join(api.deps.config.storageDir, id)))).toBe(sha(body));
+  });
+
+  it('two creates with one key at once give one upload, and the loser leaves no file behind', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const body = Buffer.alloc(MiB, 3);
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(() => create(a, 'race-1', '?expectedBytes=2097152', body)),
+    );
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(answers.map((r) => r.body.data.id)).size).toBe(1);
+    expect(await uploadsOf(a)).toBe(1);
+    // Only the winner's blob is left in the store (the losers' were written, then removed).
+    const files = (await readdir(api.deps.config.storageDir)).filter((f) => f.startsWith('up_'));
+    const mine = await api.db.upload.findMany({ where: { accountId: a.accountId }, select: { id: true } });
+    const others = await api.db.upload.findMany({
+      where: { accountId: { not: a.accountId } },
+      select: { id: true },
+    });
+    const known = new Set([...mine, ...others].map((u) => u.id));
+    expect(files.filter((f) => !known.has(f))).toEqual([]);
+  });
+
+  it('keys are per account, and apart from the keys of POST /v1/transcripts', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const b = await api.newAccount({ credits: 10 });
+    const mine = await create(a, 'shared-key', '?expectedBytes=4').expect(201);
+    const theirs = await create(b, 'shared-key', '?expectedBytes=4').expect(201);
+    expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+    // The same key names the upload and the transcript made of it.
+    const uploadId = mine.body.data.id as string;
+    await request(api.app).put(`/v1/uploads/${uploadId}`).set(a.auth).send(Buffer.from('RIFF')).expect(200);
+    await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Idempotency-Key', 'shared-key')
+      .send({ uploadId })
+      .expect(201);
+  });
+
+  it('a key past its 24 hours makes a new upload', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const first = await create(a, 'old-1', '?expectedBytes=4').expect(201);
+    await api.db.uploadIdempotencyRecord.update({
+      where: { accountId_key: { accountId: a.accountId, key: 'old-1' } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const fresh = await create(a, 'old-1', '?expectedBytes=8').expect(201);
+    expect(fresh.body.data.id).not.toBe(first.body.data.id);
+    const again = await create(a, 'old-1', '?expectedBytes=8').expect(201);
+    expect(again.body.data.id).toBe(fresh.body.data.id);
+  });
+
+  it('a replay of an upload that is gone (erased) is 404 upload_not_found, not a new upload', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const first = await create(a, 'gone-1', '?expectedBytes=4').expect(201);
+    await api.db.upload.update({ where: { id: first.body.data.id }, data: { erasedAt: new Date() } });
+    const res = await create(a, 'gone-1', '?expectedBytes=4').expect(404);
+    expect(res.body).toEqual(envelope('upload_not_found', false));
+    expect(await uploadsOf(a)).toBe(1);
+  });
+
+  it('an invalid key is 400 validation naming idempotencyKey, and nothing is stored', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const res = await create(a, 'k'.repeat(65), '?expectedBytes=4').expect(400);
+    expect(res.body).toEqual(envelope('validation', false, { idempotencyKey: 'idempotency_key_invalid' }));
+    const both = await create(a, 'k'.repeat(65), '?expectedBytes=0').expect(400);
+    expect(both.body.error.fields).toEqual({
+      idempotencyKey: 'idempotency_key_invalid',
+      expectedBytes: 'expected_bytes_invalid',
+    });
+    expect(await uploadsOf(a)).toBe(0);
+  });
+
+  it('a refused first create (over the quota) claims no key: the retry with room succeeds', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const big = await create(a, 'fill', `?expectedBytes=${7 * MiB}`).expect(201);
+    await create(a, 'later', `?expectedBytes=${2 * MiB}`).expect(413);
+    await api.db.upload.update({ where: { id: big.body.data.id }, data: { erasedAt: new Date() } });
+    const ok = await create(a, 'later', `?expectedBytes=${2 * MiB}`).expect(201);
+    expect(ok.body.data.expectedBytes).toBe(2 * MiB);
+  });
+});
