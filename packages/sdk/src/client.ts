@@ -32,8 +32,16 @@ export interface UploadProgress {
 }
 
 export interface UploadOptions extends CallOptions {
-  /** Continue this upload (after a crash, say) from its `receivedBytes` instead of creating one. */
+  /**
+   * Continue this upload (after a crash, say) from its `receivedBytes` instead of creating one.
+   * Refused (HarkUploadError) when its declared size or digest is not the source's.
+   */
   uploadId?: string;
+  /**
+   * The create's `Idempotency-Key` (see `CreateUploadOptions`): the same key and source within
+   * 24 hours continue the upload made under it, without keeping its id. Default: random.
+   */
+  idempotencyKey?: string;
   /** Declared size of a stream, sent as `expectedBytes` (files and bytes know their own). */
   expectedBytes?: number;
   /**
@@ -55,6 +63,17 @@ export interface UploadOptions extends CallOptions {
 export interface WaitOptions extends CallOptions {
   /** Give up after this long, with {@link HarkTimeoutError}. Default 30 minutes. */
   timeoutMs?: number;
+}
+
+/** Why `upload` was made for another source than this one (size or digest declared), or null. */
+function otherSource(upload: Upload, size: number | null, sha256: string | null): string | null {
+  if (upload.expectedBytes !== null && size !== null && upload.expectedBytes !== size)
+    return `upload ${upload.id} was declared ${upload.expectedBytes} bytes, but the source has ${size}`;
+  if (upload.sha256 !== null && sha256 !== null && upload.sha256 !== sha256.toLowerCase())
+    return `upload ${upload.id} was declared with another sha256 than the source's`;
+  if (size !== null && upload.receivedBytes > size)
+    return `upload ${upload.id} holds ${upload.receivedBytes} bytes, more than the source's ${size}`;
+  return null;
 }
 
 /** Errors after which a chunk is worth sending again (after reading where the upload stands). */
@@ -114,6 +133,7 @@ export class Hark {
   async upload(source: UploadSource, options: UploadOptions = {}): Promise<Upload> {
     const {
       uploadId,
+      idempotencyKey,
       onProgress,
       chunkBytes = MAX_CHUNK_BYTES,
       maxChunkRetries = 5,
@@ -141,8 +161,11 @@ export class Hark {
         ? await this.uploads.get(uploadId, call)
         : await this.uploads.create(
             { ...(src.size !== null ? { expectedBytes: src.size } : {}), ...(sha256 ? { sha256 } : {}) },
-            call,
+            { ...call, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) },
           );
+      // Another file's upload would take this one's bytes after its own.
+      const other = otherSource(upload, src.size, sha256);
+      if (other) throw new HarkUploadError(other, upload.id, upload.receivedBytes);
       const progress = () =>
         onProgress?.({
           uploadId: upload.id,

@@ -87,6 +87,8 @@ export class FakeApi {
   readonly transcripts = new Map<string, Transcript>();
   /** Idempotency-Key -> transcript id. */
   readonly keys = new Map<string, string>();
+  /** POST /v1/uploads' Idempotency-Key to upload id. */
+  readonly uploadKeys = new Map<string, string>();
   /** GETs of a processing transcript before it turns `done`. */
   doneAfterGets = Infinity;
   private readonly faults: Fault[] = [];
@@ -168,7 +170,12 @@ export class FakeApi {
     const [, kind, id, sub] = m;
     if (kind === 'uploads') {
       if (r.method === 'POST' && !id) {
+        // Keyed like the service: a repeat answers the first upload as it stands.
+        const key = r.headers.get('idempotency-key');
+        const prior = key ? this.uploadKeys.get(key) : undefined;
+        if (prior) return data(this.upload(prior), 201);
         const newId = `up_${++this.seq}`;
+        if (key) this.uploadKeys.set(key, newId);
         const expected = r.query.get('expectedBytes');
         this.uploads.set(newId, {
           data: Buffer.from(r.body ?? []),

@@ -27,15 +27,20 @@ export interface CreateUploadParams {
 export class Uploads {
   constructor(private readonly t: Transport) {}
 
-  /** POST /v1/uploads. Retried on failure: a repeat at worst leaves an unused empty upload. */
-  create(params: CreateUploadParams = {}, opts: CallOptions = {}): Promise<Upload> {
+  /**
+   * POST /v1/uploads, with an `Idempotency-Key`: a retry after a lost answer gets the same
+   * upload, not a second one holding its declared size of the account's quota for a day.
+   */
+  create(params: CreateUploadParams = {}, opts: CreateUploadOptions = {}): Promise<Upload> {
+    const { idempotencyKey = randomUUID(), ...call } = opts;
     return this.t.request<Upload>({
       method: 'POST',
       path: '/v1/uploads',
       query: { expectedBytes: params.expectedBytes, sha256: params.sha256 },
       ...(params.body ? { bytes: params.body } : {}),
+      headers: { 'Idempotency-Key': idempotencyKey },
       retry: 'safe',
-      ...opts,
+      ...call,
     });
   }
 
@@ -58,6 +63,16 @@ export class Uploads {
       ...opts,
     });
   }
+}
+
+export interface CreateUploadOptions extends CallOptions {
+  /**
+   * At most 64 characters. Default: a random key, the same for every retry of this call. Pass
+   * your own (from the file's path and digest, say) and a create repeated after a crash answers
+   * the upload it made, as it stands: `Hark.upload` then goes on from its `receivedBytes`. Kept
+   * 24 hours; the keys of transcripts are apart.
+   */
+  idempotencyKey?: string;
 }
 
 export interface CreateTranscriptOptions extends CallOptions {

@@ -185,6 +185,53 @@ describe('upload: buffers', () => {
     expect(api.stored(up.id).sha256).toBe(sha);
   });
 
+  it('refuses to continue another file’s upload (size, digest or length), sending nothing to it', async () => {
+    const api = new FakeApi();
+    const { hark } = client(api);
+    const other = randomBytes(100);
+    const first = await hark.uploads.create({ expectedBytes: 100, sha256: sha, body: audio.subarray(0, 30) });
+    const err = await hark.upload(other, { uploadId: first.id }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarkUploadError);
+    expect((err as HarkUploadError).message).toMatch(/another sha256/);
+    expect(err).toMatchObject({ uploadId: first.id, receivedBytes: 30 });
+    await expect(hark.upload(audio.subarray(0, 99), { uploadId: first.id })).rejects.toThrow(
+      /declared 100 bytes/,
+    );
+    const undeclared = await hark.uploads.create({ body: audio.subarray(0, 60) });
+    await expect(
+      hark.upload(audio.subarray(0, 50), { uploadId: undeclared.id, sha256: false }),
+    ).rejects.toThrow(/holds 60 bytes/);
+    expect(api.of('PUT')).toEqual([]);
+    expect(api.stored(first.id).bytes.equals(audio.subarray(0, 30))).toBe(true);
+  });
+
+  it('an Idempotency-Key: a lost create answer makes one upload, and a second call with the key goes on from its receivedBytes', async () => {
+    const api = new FakeApi()
+      .fault('POST', '/v1/uploads', 'lose-answer')
+      .faultNth('PUT', '/v1/uploads/', [2], 'network');
+    const { hark } = client(api);
+    // The first call gives up on the second chunk (a crash, as the caller sees it).
+    await expect(
+      hark.upload(audio, { chunkBytes: 40, maxChunkRetries: 0, idempotencyKey: 'file-a' }),
+    ).rejects.toThrow();
+    const posts = api.of('POST');
+    expect(posts.map((p) => p.headers.get('idempotency-key'))).toEqual(['file-a', 'file-a']);
+    expect(api.uploads.size).toBe(1);
+    const up = await hark.upload(audio, { chunkBytes: 40, idempotencyKey: 'file-a' });
+    expect(api.uploads.size).toBe(1);
+    expect(putSizes(api)).toEqual([40, 40, 40, 20]); // the refused second chunk, then the rest
+    expect(api.stored(up.id).bytes.equals(audio)).toBe(true);
+    // Without a key of its own each call sends a fresh random one.
+    await hark.upload(audio);
+    await hark.upload(audio);
+    const keys = api
+      .of('POST')
+      .slice(3)
+      .map((p) => p.headers.get('idempotency-key'));
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(2);
+  });
+
   it('refuses empty audio', async () => {
     const api = new FakeApi();
     await expect(client(api).hark.upload(Buffer.alloc(0))).rejects.toBeInstanceOf(HarkUploadError);
