@@ -1,6 +1,6 @@
 // @ts-check
-// Resumable upload through the API's own endpoints: POST /v1/uploads (declaring the size), then
-// PUT chunks in order; after a failed chunk, GET /v1/uploads/{id} says where to go on from. Then
+// Resumable upload through the API's own endpoints: POST /v1/uploads (declaring the size, under
+// an Idempotency-Key, tried again while the failure is transient), then PUT chunks in order; after a failed chunk, GET /v1/uploads/{id} says where to go on from. Then
 // the transcript's create, retried under an Idempotency-Key, reusing the upload across clicks.
 import { ApiError, Retries, pause } from './api.js';
 
@@ -25,6 +25,38 @@ export function nextChunkBytes(bytes, ms, current, max) {
 }
 
 /**
+ * A random Idempotency-Key from `crypto.getRandomValues`, which (unlike `crypto.randomUUID`)
+ * pages served over plain http on a LAN address have too.
+ */
+export function randomKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * POST /v1/uploads under one Idempotency-Key for all its tries: a try whose answer was lost made
+ * the upload, and the next one answers that upload instead of making a second that would hold
+ * its declared size of the account's upload quota for a day.
+ * @param {import('./api.js').HarkClient} client  @param {number} size
+ * @param {Retries} retries  @param {((err: ApiError, attempt: number) => void) | undefined} onRetry
+ */
+async function createUpload(client, size, retries, onRetry) {
+  const headers = { 'Idempotency-Key': `try-up-${randomKey()}` };
+  for (;;) {
+    try {
+      const upload = await client.request('POST', `/uploads?expectedBytes=${size}`, { headers });
+      retries.succeeded();
+      return upload;
+    } catch (err) {
+      const wait = retries.next(err);
+      if (wait === null) throw err;
+      onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
+      await pause(wait);
+    }
+  }
+}
+
+/**
  * Uploads `file` and resolves with the upload id once the server holds every byte. The declared
  * `expectedBytes` makes the API refuse a transcript of an upload whose length came out wrong.
  * @param {import('./api.js').HarkClient} client
@@ -42,13 +74,13 @@ export async function uploadFile(client, file, opts = {}) {
   let chunkBytes = Math.min(maxChunk, FIRST_CHUNK_BYTES);
   const maxAttempts = opts.maxAttempts ?? 6;
   const progress = opts.onProgress ?? (() => {});
-  const upload = await client.request('POST', `/uploads?expectedBytes=${file.size}`);
+  const retries = new Retries(maxAttempts);
+  const upload = await createUpload(client, file.size, retries, opts.onRetry);
   const id = String(upload.id);
   const start = Number(upload.receivedBytes);
   progress(start, file.size);
   /** What the server holds; null after a failure, until it has told us again. */
   let offset = /** @type {number | null} */ (start);
-  const retries = new Retries(maxAttempts);
   while (offset === null || offset < file.size) {
     try {
       if (offset === null) {

@@ -13,9 +13,19 @@ const script = `
   const stored = [];
   const puts = [];
   let received = 0;
+  const LOSE_CREATE = process.argv[3] === 'lose-create';
+  const posts = []; // each create's Idempotency-Key
+  const keys = new Set();
+  let created = 0; // uploads the API made: one per key, one per create without a key
   const client = {
-    async request(method) {
-      return method === 'POST' ? { id: 'up_1', receivedBytes: 0 } : { receivedBytes: received };
+    async request(method, _path, opts) {
+      if (method !== 'POST') return { receivedBytes: received };
+      const key = opts?.headers?.['Idempotency-Key'] ?? null;
+      posts.push(key);
+      if (key === null || !keys.has(key)) created++;
+      keys.add(key);
+      if (LOSE_CREATE && posts.length === 1) throw new ApiError(0, { code: 'network', message: 'lost' });
+      return { id: 'up_1', receivedBytes: 0 };
     },
     async putChunk(id, blob) {
       const ms = blob.size / BYTES_PER_MS;
@@ -35,13 +45,13 @@ const script = `
     (id) => ({ id }),
     (e) => ({ error: e.code }),
   );
-  console.log(JSON.stringify({ ...out, puts, bytes: Buffer.concat(stored).length, seconds: now / 1000 }));
+  console.log(JSON.stringify({ ...out, puts, posts, created, bytes: Buffer.concat(stored).length, seconds: now / 1000 }));
 `;
 
-function upload(bytesPerMs: number, size: number) {
+function upload(bytesPerMs: number, size: number, fault = '') {
   const r = spawnSync(
     process.execPath,
-    ['--input-type=module', '-e', script, String(bytesPerMs), String(size)],
+    ['--input-type=module', '-e', script, String(bytesPerMs), String(size), fault],
     {
       encoding: 'utf8',
       timeout: 20_000,
@@ -52,6 +62,8 @@ function upload(bytesPerMs: number, size: number) {
     id?: string;
     error?: string;
     puts: number[];
+    posts: (string | null)[];
+    created: number;
     bytes: number;
     seconds: number;
   };
@@ -79,5 +91,15 @@ describe('try page upload on a slow link', () => {
     const r = upload(100_000, 40 * 1024 * 1024);
     const MiB = 1024 * 1024;
     expect(r.puts).toEqual([MiB, 4 * MiB, 16 * MiB, 16 * MiB, 3 * MiB]);
+  });
+
+  it('a create whose answer is lost is tried again under the same Idempotency-Key: one upload', () => {
+    const r = upload(100_000, 1000, 'lose-create');
+    expect(r.error).toBeUndefined();
+    expect(r.posts).toHaveLength(2);
+    expect(r.posts[0]).toMatch(/^try-up-[0-9a-f]{32}$/);
+    expect(r.posts[1]).toBe(r.posts[0]);
+    expect(r.created).toBe(1);
+    expect(r.bytes).toBe(1000);
   });
 });
