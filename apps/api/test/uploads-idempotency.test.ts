@@ -3,6 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestAccount } from '@hark/testing';
 import request from 'supertest';
+import { KeyTaken, claimUploadKey } from '../src/services/upload-idempotency';
 import { apiTest, envelope } from './helpers';
 
 // A client that lost the answer to POST /v1/uploads and sent it again used to get a second
@@ -76,11 +77,14 @@ describe('Idempotency-Key on POST /v1/uploads', () => {
     expect(sha(await readFile(path.join(api.deps.config.storageDir, id)))).toBe(sha(body));
   });
 
-  it('two creates with one key at once give one upload, and the loser leaves no file behind', async () => {
+  it('creates with one key at once give one upload, none refused by the others in flight, no file left behind', async () => {
+    // Each declares just over a quarter of the quota: were the four to run side by side, the
+    // fourth would be refused 413 by the others' reservations (a retry overlapping its first
+    // try, refused, while the first then made its upload).
     const a = await api.newAccount({ credits: 10 });
     const body = Buffer.alloc(MiB, 3);
     const answers = await Promise.all(
-      [1, 2, 3, 4].map(() => create(a, 'race-1', '?expectedBytes=2097152', body)),
+      [1, 2, 3, 4].map(() => create(a, 'race-1', `?expectedBytes=${2 * MiB + 1}`, body)),
     );
     expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect(new Set(answers.map((r) => r.body.data.id)).size).toBe(1);
@@ -154,5 +158,43 @@ describe('Idempotency-Key on POST /v1/uploads', () => {
     await api.db.upload.update({ where: { id: big.body.data.id }, data: { erasedAt: new Date() } });
     const ok = await create(a, 'later', `?expectedBytes=${2 * MiB}`).expect(201);
     expect(ok.body.data.expectedBytes).toBe(2 * MiB);
+  });
+
+  it('claimUploadKey: a second transaction claiming the key waits for the first, then gets its record and rolls back', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    const ids = [`up_txrace_a_${Date.now()}`, `up_txrace_b_${Date.now()}`] as const;
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let claimed!: () => void;
+    const firstClaimed = new Promise<void>((r) => (claimed = r));
+    const first = api.db.$transaction(
+      async (tx) => {
+        await tx.upload.create({ data: { id: ids[0], accountId: a.accountId } });
+        await claimUploadKey(tx, a.accountId, 'tx-race', 'h1', ids[0]);
+        claimed();
+        await hold;
+      },
+      { timeout: 20_000 },
+    );
+    await firstClaimed;
+    let settled = false;
+    const second = api.db
+      .$transaction(async (tx) => {
+        await tx.upload.create({ data: { id: ids[1], accountId: a.accountId } });
+        await claimUploadKey(tx, a.accountId, 'tx-race', 'h2', ids[1]);
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      )
+      .finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(settled).toBe(false); // blocked on the primary key while the first is open
+    release();
+    await first;
+    const err = await second;
+    expect(err).toBeInstanceOf(KeyTaken);
+    expect(err).toMatchObject({ prior: { requestHash: 'h1', uploadId: ids[0] }, hash: 'h2' });
+    expect(await api.db.upload.count({ where: { id: { in: [...ids] } } })).toBe(1);
   });
 });

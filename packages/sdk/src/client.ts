@@ -155,6 +155,9 @@ export class Hark {
       if (!Number.isInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
         throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
       }
+      if (uploadId !== undefined && idempotencyKey !== undefined) {
+        throw new RangeError('uploadId and idempotencyKey both name the upload to continue: pass one');
+      }
       if (src.size === 0) throw new HarkUploadError('the audio is empty', uploadId ?? null, 0);
       const sha256 = declaredSha256 === false ? null : (declaredSha256 ?? (await src.sha256(signal)));
       let upload = uploadId

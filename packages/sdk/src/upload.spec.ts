@@ -203,6 +203,7 @@ describe('upload: buffers', () => {
     ).rejects.toThrow(/holds 60 bytes/);
     expect(api.of('PUT')).toEqual([]);
     expect(api.stored(first.id).bytes.equals(audio.subarray(0, 30))).toBe(true);
+    await expect(hark.upload(audio, { uploadId: first.id, idempotencyKey: 'k' })).rejects.toThrow(RangeError);
   });
 
   it('an Idempotency-Key: a lost create answer makes one upload, and a second call with the key goes on from its receivedBytes', async () => {

@@ -369,6 +369,7 @@ export const ROUTES = [
         description:
           'Same key, same `expectedBytes`, `sha256` and body bytes: the same upload, created once, answered as it ' +
           'stands now (the body is read, not stored again). Same key, another request: 409 `idempotency_conflict`. ' +
+          'A create under the key still running is waited for (up to 10 s, then 409 `upload_busy`, retryable). ' +
           'Kept 24 hours, apart from the keys of POST /v1/transcripts.',
         schema: {
           type: 'string',

@@ -23,10 +23,19 @@ describe('upload idempotency prints', () => {
   });
 
   it('printBody refuses a body past its limit and stops reading it', async () => {
-    const stream = Readable.from([Buffer.alloc(8), Buffer.alloc(8), Buffer.alloc(8)]);
+    let pulled = 0;
+    const stream = Readable.from(
+      (function* () {
+        for (let i = 0; i < 100; i++) {
+          pulled++;
+          yield Buffer.alloc(8);
+        }
+      })(),
+    );
     await expect(printBody(stream, 15, () => new HarkError('payload_too_large'))).rejects.toMatchObject({
       code: 'payload_too_large',
     });
+    expect(pulled).toBeLessThan(10);
     expect(stream.destroyed).toBe(true);
   });
 

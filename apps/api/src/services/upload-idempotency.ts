@@ -10,10 +10,12 @@ import type { Db, Prisma } from '@hark/db';
  * body bytes (length and SHA-256): a replay answers the upload as it stands now; anything else
  * under the key is 409 `idempotency_conflict`.
  *
- * The key is claimed in the transaction that creates the upload's row, after its body is
- * stored, so a create that fails or is refused (quota, a broken connection) claims nothing and
- * its retry starts afresh. Creates racing with one key each store their body; the first row to
- * commit wins and the others answer its upload (their files are removed).
+ * Creates under one key take a Redis lock in turn (`UploadService.holdKey`), so a retry that
+ * overlaps its first try waits for it. The key is claimed in the transaction that creates the
+ * upload's row, after its body is stored, so a create that fails or is refused (quota, a broken
+ * connection) claims nothing and its retry starts afresh. Should two creates still race (a lock
+ * expired under a stalled holder), the first row to commit wins and the other answers its
+ * upload (its file removed).
  */
 export const UPLOAD_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
@@ -102,16 +104,20 @@ export async function claimUploadKey(
   uploadId: string,
 ): Promise<void> {
   await tx.uploadIdempotencyRecord.deleteMany({ where: { accountId, key, expiresAt: { lte: new Date() } } });
-  const inserted = await tx.$executeRaw`
-    INSERT INTO upload_idempotency_records (account_id, key, request_hash, upload_id, expires_at)
-    VALUES (${accountId}, ${key}, ${hash}, ${uploadId}, ${new Date(Date.now() + UPLOAD_IDEMPOTENCY_TTL_MS)})
-    ON CONFLICT (account_id, key) DO NOTHING`;
-  if (inserted === 1) return;
-  const prior = await tx.uploadIdempotencyRecord.findUniqueOrThrow({
-    where: { accountId_key: { accountId, key } },
-    select: { requestHash: true, uploadId: true },
-  });
-  throw new KeyTaken(prior, hash);
+  // Twice at most: a record that conflicted may be gone before it is read (its upload swept).
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const inserted = await tx.$executeRaw`
+      INSERT INTO upload_idempotency_records (account_id, key, request_hash, upload_id, expires_at)
+      VALUES (${accountId}, ${key}, ${hash}, ${uploadId}, ${new Date(Date.now() + UPLOAD_IDEMPOTENCY_TTL_MS)})
+      ON CONFLICT (account_id, key) DO NOTHING`;
+    if (inserted === 1) return;
+    const prior = await tx.uploadIdempotencyRecord.findUnique({
+      where: { accountId_key: { accountId, key } },
+      select: { requestHash: true, uploadId: true },
+    });
+    if (prior) throw new KeyTaken(prior, hash);
+  }
+  throw new Error('upload idempotency key neither claimed nor held');
 }
 
 /** The prior upload's id when `hash` is the request that claimed the key; 409 otherwise. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
@@ -179,14 +180,47 @@ export class UploadService {
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
     const key = input.idempotencyKey;
-    if (key !== undefined) {
+    if (key === undefined) return this.createNew(accountId, input, body, declaredLength);
+    // Creates under one key run one at a time, on every replica: a retry that overlaps its
+    // first try waits for it and answers its upload (the first try's reservation would
+    // otherwise count against the retry's quota check, and could refuse it 413).
+    const keyLock = await this.holdKey(accountId, key);
+    try {
       // Before the quota: the recorded upload already counts, and its replay adds nothing.
       const prior = await findUploadKey(this.db, accountId, key);
       if (prior) {
         const print = await printBody(body, LIMITS.maxUploadRequestBytes, requestTooLarge);
-        return this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
+        return await this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
+      }
+      return await this.createNew(accountId, input, body, declaredLength);
+    } finally {
+      await keyLock.release();
+    }
+  }
+
+  /** The key's lock (Redis, with the upload locks), waiting up to `STATUS_WAIT_MS` for it. */
+  private async holdKey(accountId: string, key: string) {
+    const lockId = `key:${accountId}:${createHash('sha256').update(key).digest('hex')}`;
+    const deadline = Date.now() + STATUS_WAIT_MS;
+    for (;;) {
+      const held = await this.lock.acquire(lockId, accountId, 0);
+      if (held) return held;
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await this.lock.waitUntilFree(lockId, left))) {
+        throw new HarkError(
+          'upload_busy',
+          'A create with this Idempotency-Key is still running; send it again in a moment to get its upload.',
+        );
       }
     }
+  }
+
+  private async createNew(
+    accountId: string,
+    input: CreateUploadInput,
+    body: Readable,
+    declaredLength: number | null,
+  ): Promise<UploadView> {
     const id = newId('up');
     const expected = input.expectedBytes ?? 0;
     // The fresh id is never busy: this only reserves the bytes the upload may hold.
@@ -196,18 +230,21 @@ export class UploadService {
       Math.max(expected, declaredLength ?? LIMITS.maxUploadRequestBytes),
     );
     if (!reservation) throw new Error(`fresh upload id ${id} was locked`);
+    let taken: KeyTaken;
     try {
       const [usage] = await this.db.$queryRaw<Usage[]>`SELECT ${usageColumns(accountId, id)}`;
       const room = this.room(usage!, reservation.othersReservedBytes, 0, expected);
       if (!room.declaredFits || (declaredLength !== null && declaredLength > room.bytes)) throw room.refuse();
       return await this.writeNew(accountId, id, input, body, room);
     } catch (e) {
-      // A racing create with the same key made its upload first (ours is removed): answer it.
       if (!(e instanceof KeyTaken)) throw e;
-      return await this.get(accountId, replayOf(e.prior, e.hash));
+      taken = e;
     } finally {
       await reservation.release();
     }
+    // Another create under the key made its upload first (ours is removed; the key lock makes
+    // this rare: a lock that expired under a stalled holder): answer that one.
+    return this.get(accountId, replayOf(taken.prior, taken.hash));
   }
 
   private async writeNew(
@@ -249,8 +286,11 @@ export class UploadService {
         return uploadView(row);
       });
     } catch (e) {
-      // Best effort: what a failed removal leaves has no row, and the upload sweeper removes it.
-      await this.blobs.remove(id).catch(() => undefined);
+      // Not when the row is there after all (a COMMIT whose answer was lost): a key's retry
+      // answers that upload, which needs its file. Best effort: what a failed removal leaves
+      // has no row, and the upload sweeper removes it.
+      const row = await this.db.upload.count({ where: { id } }).catch(() => 1);
+      if (row === 0) await this.blobs.remove(id).catch(() => undefined);
       throw e;
     } finally {
       hash.end();
