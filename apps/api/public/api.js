@@ -119,8 +119,23 @@ export class Retries {
   }
 }
 
-/** @param {number} ms */
-export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits `ms`; an abort of `signal` ends the wait at once with its reason.
+ * @param {number} ms  @param {AbortSignal} [signal]
+ */
+export const pause = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(undefined);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 
 /**
  * Turns a finished response into its `data`, or throws the envelope's error.
@@ -209,11 +224,15 @@ export class HarkClient {
    * @param {string} id
    * @param {Blob} chunk
    * @param {(sent: number) => void} onSent
+   * @param {AbortSignal} [signal] aborts the request (the promise rejects with its reason)
    * @returns {Promise<{id: string, receivedBytes: number, expectedBytes: number | null}>}
    */
-  putChunk(id, chunk, onSent) {
+  putChunk(id, chunk, onSent, signal) {
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
       const xhr = new XMLHttpRequest();
+      signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+      xhr.onabort = () => reject(signal?.reason);
       xhr.open('PUT', `${this.base}/uploads/${encodeURIComponent(id)}`);
       for (const [k, v] of Object.entries(this.headers())) xhr.setRequestHeader(k, v);
       xhr.upload.onprogress = (e) => onSent(e.loaded);

@@ -151,12 +151,33 @@ function save(blob, name) {
 }
 
 /**
+ * Shows the button as Stop while the file uploads: a click aborts the chunk in flight, and the
+ * next Start with the same file goes on from what the API holds (upload.js, Transcriber).
+ * @param {AbortController} controller
+ */
+function offerStop(controller) {
+  cancelButton.textContent = 'Stop';
+  cancelButton.disabled = false;
+  cancelButton.hidden = false;
+  cancelButton.onclick = () => {
+    cancelButton.disabled = true;
+    controller.abort(
+      new ApiError(0, {
+        code: 'upload_stopped',
+        message: 'Stopped. Start again with the same file to go on from where it stopped.',
+      }),
+    );
+  };
+}
+
+/**
  * Shows the Cancel button for a processing transcript. A click asks the API to stop it; the
  * long-poll then returns the `canceled` transcript. A transcript that finished first (409
  * `transcript_finished`) is simply shown as it ended.
  * @param {string} id
  */
 function offerCancel(id) {
+  cancelButton.textContent = 'Cancel';
   cancelButton.disabled = false;
   cancelButton.hidden = false;
   cancelButton.onclick = async () => {
@@ -233,7 +254,10 @@ form.addEventListener('submit', async (e) => {
     showStatus('uploading');
     // Uploads once per chosen file: a click after a failed create reuses the upload and resends
     // the create under the same Idempotency-Key (upload.js, Transcriber).
+    const stop = new AbortController();
+    offerStop(stop);
     const created = await transcriber.start(chosen, options(), {
+      signal: stop.signal,
       onProgress: (sent, total) => {
         bar.value = total ? sent / total : 1;
         $('upload-text').textContent = `${megabytes(sent)} of ${megabytes(total)}`;
@@ -246,6 +270,7 @@ form.addEventListener('submit', async (e) => {
           `creating the transcript failed (${err.code}), trying again (attempt ${attempt + 1})`;
       },
     });
+    cancelButton.hidden = true;
     $('transcript-id').textContent = created.id;
     showStatus(created.status);
     let t = created;
@@ -256,7 +281,7 @@ form.addEventListener('submit', async (e) => {
     if (t.status === 'done') showResult(t);
     else if (t.status === 'failed') showError({ ...t.error, requestId: null });
   } catch (err) {
-    showStatus('error');
+    showStatus(err instanceof ApiError && err.code === 'upload_stopped' ? 'stopped' : 'error');
     if (err instanceof ApiError) showError(err);
     else showError({ code: 'page_error', message: String(err) });
   } finally {

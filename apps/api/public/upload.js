@@ -37,21 +37,23 @@ export function randomKey() {
  * POST /v1/uploads under one Idempotency-Key for all its tries: a try whose answer was lost made
  * the upload, and the next one answers that upload instead of making a second that would hold
  * its declared size of the account's upload quota for a day.
- * @param {import('./api.js').HarkClient} client  @param {number} size
+ * @param {import('./api.js').HarkClient} client  @param {number} size  @param {string} key
  * @param {Retries} retries  @param {((err: ApiError, attempt: number) => void) | undefined} onRetry
+ * @param {AbortSignal | undefined} signal
  */
-async function createUpload(client, size, retries, onRetry) {
-  const headers = { 'Idempotency-Key': `try-up-${randomKey()}` };
+async function createUpload(client, size, key, retries, onRetry, signal) {
+  const headers = { 'Idempotency-Key': key };
   for (;;) {
     try {
-      const upload = await client.request('POST', `/uploads?expectedBytes=${size}`, { headers });
+      const upload = await client.request('POST', `/uploads?expectedBytes=${size}`, { headers, signal });
       retries.succeeded();
       return upload;
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       const wait = retries.next(err);
       if (wait === null) throw err;
       onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
-      await pause(wait);
+      await pause(wait, signal);
     }
   }
 }
@@ -62,11 +64,14 @@ async function createUpload(client, size, retries, onRetry) {
  * @param {import('./api.js').HarkClient} client
  * @param {Blob} file
  * @param {{chunkBytes?: number, maxAttempts?: number, onProgress?: (sent: number, total: number) => void,
- *   onRetry?: (err: ApiError, attempt: number) => void}} [opts]
+ *   onRetry?: (err: ApiError, attempt: number) => void, idempotencyKey?: string, signal?: AbortSignal}} [opts]
  *   `chunkBytes` the most per PUT (default {@link CHUNK_BYTES}; chunks start at
  *   {@link FIRST_CHUNK_BYTES} and are sized to the link); `maxAttempts` (default 6) consecutive failures
  *   before giving up, with 0.5 s, 1 s, 2 s... between them (never less than `Retry-After`;
- *   `rate_limited` is waited out apart, see {@link Retries}).
+ *   `rate_limited` is waited out apart, see {@link Retries}); `idempotencyKey` the create's (default:
+ *   random): the same key again within 24 hours answers the upload made under it, as it stands,
+ *   and the upload goes on from its `receivedBytes`; `signal` stops the upload (the promise
+ *   rejects with its reason), a chunk in flight included.
  * @returns {Promise<string>}
  */
 export async function uploadFile(client, file, opts = {}) {
@@ -75,7 +80,9 @@ export async function uploadFile(client, file, opts = {}) {
   const maxAttempts = opts.maxAttempts ?? 6;
   const progress = opts.onProgress ?? (() => {});
   const retries = new Retries(maxAttempts);
-  const upload = await createUpload(client, file.size, retries, opts.onRetry);
+  const signal = opts.signal;
+  const key = opts.idempotencyKey ?? `try-up-${randomKey()}`;
+  const upload = await createUpload(client, file.size, key, retries, opts.onRetry, signal);
   const id = String(upload.id);
   const start = Number(upload.receivedBytes);
   progress(start, file.size);
@@ -83,22 +90,29 @@ export async function uploadFile(client, file, opts = {}) {
   let offset = /** @type {number | null} */ (start);
   while (offset === null || offset < file.size) {
     try {
+      signal?.throwIfAborted();
       if (offset === null) {
-        offset = Number((await client.request('GET', `/uploads/${encodeURIComponent(id)}`)).receivedBytes);
+        offset = Number(
+          (await client.request('GET', `/uploads/${encodeURIComponent(id)}`, { signal })).receivedBytes,
+        );
         progress(offset, file.size);
         continue;
       }
       const from = offset;
       const end = Math.min(from + chunkBytes, file.size);
       const sentAt = Date.now();
-      const after = await client.putChunk(id, file.slice(from, end), (sent) =>
-        progress(from + Math.min(sent, end - from), file.size),
+      const after = await client.putChunk(
+        id,
+        file.slice(from, end),
+        (sent) => progress(from + Math.min(sent, end - from), file.size),
+        signal,
       );
       chunkBytes = nextChunkBytes(end - from, Date.now() - sentAt, chunkBytes, maxChunk);
       offset = Number(after.receivedBytes);
       retries.succeeded();
       progress(offset, file.size);
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       const wait = retries.next(err);
       if (wait === null) throw err;
       // Cut off or not received in time: the link may be slower than the chunk assumed.
@@ -107,7 +121,7 @@ export async function uploadFile(client, file, opts = {}) {
         chunkBytes = Math.max(Math.min(maxChunk, MIN_CHUNK_BYTES), Math.floor(chunkBytes / 2));
       opts.onRetry?.(e, retries.attempts);
       offset = null; // the chunk may have landed with its answer lost: ask the server
-      await pause(wait);
+      await pause(wait, signal);
     }
   }
   return id;
@@ -121,22 +135,27 @@ export async function uploadFile(client, file, opts = {}) {
  * @param {import('./api.js').HarkClient} client
  * @param {Record<string, unknown>} json the request body
  * @param {string} idempotencyKey
- * @param {{maxAttempts?: number, onRetry?: (err: ApiError, attempt: number) => void}} [opts]
+ * @param {{maxAttempts?: number, onRetry?: (err: ApiError, attempt: number) => void, signal?: AbortSignal}} [opts]
+ *   `signal` stops the tries (the promise rejects with its reason); a create sent before may have
+ *   happened, and the next one under the same key answers it.
  * @returns {Promise<any>} the transcript
  */
 export async function createTranscript(client, json, idempotencyKey, opts = {}) {
   const retries = new Retries(opts.maxAttempts ?? 6);
+  const signal = opts.signal;
   for (;;) {
     try {
       return await client.request('POST', '/transcripts', {
         json,
         headers: { 'Idempotency-Key': idempotencyKey },
+        signal,
       });
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       const wait = retries.next(err);
       if (wait === null) throw err;
       opts.onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
-      await pause(wait);
+      await pause(wait, signal);
     }
   }
 }
@@ -178,10 +197,17 @@ export class Transcriber {
     this.client = client;
     /** @type {Kept | null} */
     this.kept = null;
+    /**
+     * The upload not yet complete (failed or stopped): its create's Idempotency-Key, so the
+     * next click with the same file gets that upload back and goes on from its `receivedBytes`.
+     * @type {{file: string, key: string} | null}
+     */
+    this.unfinished = null;
   }
 
   /**
-   * Uploads `file` (unless its upload is kept) and creates its transcript with `options`.
+   * Uploads `file` (unless its upload is kept; an upload that failed or was stopped goes on
+   * where it stood) and creates its transcript with `options`.
    * @param {Blob} file
    * @param {Record<string, unknown>} options the create's fields besides `uploadId`
    * @param {Parameters<typeof uploadFile>[2] & {onCreateRetry?: (err: ApiError, attempt: number) => void}} [opts]
@@ -208,7 +234,19 @@ export class Transcriber {
    * @param {Parameters<typeof uploadFile>[2]} opts
    */
   async upload(file, identity, opts) {
-    const uploadId = await uploadFile(this.client, file, opts);
+    const resuming = this.unfinished?.file === identity;
+    const fresh = () => (this.unfinished = { file: identity, key: `try-up-${randomKey()}` });
+    const send = (/** @type {{key: string}} */ u) =>
+      uploadFile(this.client, file, { ...opts, idempotencyKey: u.key });
+    let uploadId;
+    try {
+      uploadId = await send(resuming && this.unfinished ? this.unfinished : fresh());
+    } catch (err) {
+      // The unfinished upload is gone (expired unused, or erased): a new one, once.
+      if (!(resuming && err instanceof ApiError && err.code === 'upload_not_found')) throw err;
+      uploadId = await send(fresh());
+    }
+    this.unfinished = null;
     this.kept = { file: identity, uploadId, keys: 0, pending: null };
     return this.kept;
   }
@@ -216,7 +254,7 @@ export class Transcriber {
   /**
    * @param {Kept} kept
    * @param {Record<string, unknown>} options
-   * @param {{maxAttempts?: number, onCreateRetry?: (err: ApiError, attempt: number) => void}} opts
+   * @param {{maxAttempts?: number, onCreateRetry?: (err: ApiError, attempt: number) => void, signal?: AbortSignal}} opts
    */
   async create(kept, options, opts) {
     const json = { uploadId: kept.uploadId, ...options };
@@ -229,6 +267,7 @@ export class Transcriber {
     const created = await createTranscript(this.client, json, kept.pending.key, {
       maxAttempts: opts.maxAttempts,
       onRetry: opts.onCreateRetry,
+      signal: opts.signal,
     });
     kept.pending = null;
     return created;

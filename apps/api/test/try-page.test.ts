@@ -227,8 +227,10 @@ describe('the page in chromium', () => {
     await (await page.$('#audio-file'))!.uploadFile(testAudio.speech60Wav);
     expect(await prop(page, '#cancel', 'hidden')).toBe(true);
     await page.click('#start');
-    await page.waitForSelector('#cancel:not([hidden])', { timeout: 60_000 });
-    expect(await textOf(page, '#status')).toBe('processing');
+    // While the file uploads the button is Stop (next test); once the transcript exists, Cancel.
+    await page.waitForSelector('#status.processing', { timeout: 60_000 });
+    await page.waitForSelector('#cancel:not([hidden])', { timeout: 10_000 });
+    expect(await textOf(page, '#cancel')).toBe('Cancel');
     await page.click('#cancel');
     await page.waitForSelector('#status.canceled, #status.done, #status.failed, #status.error', {
       timeout: 60_000,
@@ -248,6 +250,43 @@ describe('the page in chromium', () => {
       .set('Authorization', `Bearer ${acct.apiKey}`);
     expect(shown.body.data).toMatchObject({ id, status: 'canceled', error: null, cost: 0 });
   }, 120_000);
+
+  it('Stop during the upload, then Start again: the same upload goes on, under the same Idempotency-Key', async () => {
+    const acct = await stack.newAccount({ toppedUp: true, credits: 100 });
+    // The first chunk is held on its way (never answered), as on a slow link, so Stop meets it.
+    await page.setRequestInterception(true);
+    let held = false;
+    page.on('request', (req) => {
+      if (req.method() === 'PUT' && !held) {
+        held = true;
+        return;
+      }
+      void req.continue();
+    });
+    await page.goto(`${origin}/try`);
+    await page.type('#api-key', acct.apiKey);
+    await (await page.$('#audio-file'))!.uploadFile(AUDIO);
+    await page.click('#start');
+    await waitFor(() => held, { message: 'the first PUT' });
+    expect(await textOf(page, '#cancel')).toBe('Stop');
+    await page.click('#cancel');
+    await page.waitForSelector('#status.stopped', { timeout: 10_000 });
+    expect(await textOf(page, '#error-code')).toBe('upload_stopped');
+    expect(await prop(page, '#cancel', 'hidden')).toBe(true);
+
+    await page.click('#start');
+    await page.waitForSelector('#status.done, #status.failed, #status.error, #status.stopped', {
+      timeout: 150_000,
+    });
+    expect(await textOf(page, '#status')).toBe('done');
+    const posts = record.requests.filter((r) => r.method === 'POST' && r.url.includes('/v1/uploads'));
+    expect(posts).toHaveLength(2);
+    expect(posts[0]!.idempotencyKey).toMatch(/^try-up-[0-9a-f]{32}$/);
+    expect(posts[1]!.idempotencyKey).toBe(posts[0]!.idempotencyKey);
+    expect(await stack.db.upload.count({ where: { accountId: acct.accountId } })).toBe(1);
+    const puts = record.requests.filter((r) => r.method === 'PUT');
+    expect(puts).toHaveLength(2); // the stopped one, and the whole file again (nothing was stored)
+  }, 180_000);
 
   it('API errors are shown as the API gives them: code, message, request id, fields', async () => {
     // A wrong key: 401 on the first call, the upload.
