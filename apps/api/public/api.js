@@ -231,8 +231,17 @@ export class HarkClient {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const xhr = new XMLHttpRequest();
-      signal?.addEventListener('abort', () => xhr.abort(), { once: true });
-      xhr.onabort = () => reject(signal?.reason);
+      // Removed when the request ends: one signal lasts a whole upload of many chunks.
+      const onAbort = () => xhr.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      xhr.onloadend = () => signal?.removeEventListener('abort', onAbort);
+      // An abort not ours (the page unloading) reads as a request that did not arrive.
+      xhr.onabort = () =>
+        reject(
+          signal?.aborted
+            ? signal.reason
+            : new ApiError(0, { code: 'network', message: 'The chunk did not reach the API.' }),
+        );
       xhr.open('PUT', `${this.base}/uploads/${encodeURIComponent(id)}`);
       for (const [k, v] of Object.entries(this.headers())) xhr.setRequestHeader(k, v);
       xhr.upload.onprogress = (e) => onSent(e.loaded);

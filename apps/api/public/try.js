@@ -161,12 +161,7 @@ function offerStop(controller) {
   cancelButton.hidden = false;
   cancelButton.onclick = () => {
     cancelButton.disabled = true;
-    controller.abort(
-      new ApiError(0, {
-        code: 'upload_stopped',
-        message: 'Stopped. Start again with the same file to go on from where it stopped.',
-      }),
-    );
+    controller.abort(new ApiError(0, { code: 'upload_stopped', message: 'Stopped.', retryable: false }));
   };
 }
 
@@ -258,12 +253,16 @@ form.addEventListener('submit', async (e) => {
     offerStop(stop);
     const created = await transcriber.start(chosen, options(), {
       signal: stop.signal,
+      // From here a transcript may exist: Stop gives way to Cancel once it does.
+      onUploaded: () => {
+        cancelButton.hidden = true;
+      },
       onProgress: (sent, total) => {
         bar.value = total ? sent / total : 1;
         $('upload-text').textContent = `${megabytes(sent)} of ${megabytes(total)}`;
       },
       onRetry: (err, attempt) => {
-        $('upload-text').textContent = `chunk failed (${err.code}), resuming (attempt ${attempt + 1})`;
+        $('upload-text').textContent = `upload failed (${err.code}), going on (attempt ${attempt + 1})`;
       },
       onCreateRetry: (err, attempt) => {
         $('upload-text').textContent =
@@ -281,7 +280,13 @@ form.addEventListener('submit', async (e) => {
     if (t.status === 'done') showResult(t);
     else if (t.status === 'failed') showError({ ...t.error, requestId: null });
   } catch (err) {
-    showStatus(err instanceof ApiError && err.code === 'upload_stopped' ? 'stopped' : 'error');
+    if (err instanceof ApiError && err.code === 'upload_stopped') {
+      // The user's own doing: a note beside the bar, not an error.
+      showStatus('stopped');
+      $('upload-text').textContent = 'stopped: Transcribe with the same file goes on from what the API holds';
+      return;
+    }
+    showStatus('error');
     if (err instanceof ApiError) showError(err);
     else showError({ code: 'page_error', message: String(err) });
   } finally {

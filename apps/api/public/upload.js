@@ -135,30 +135,28 @@ export async function uploadFile(client, file, opts = {}) {
  * @param {import('./api.js').HarkClient} client
  * @param {Record<string, unknown>} json the request body
  * @param {string} idempotencyKey
- * @param {{maxAttempts?: number, onRetry?: (err: ApiError, attempt: number) => void, signal?: AbortSignal}} [opts]
- *   `signal` stops the tries (the promise rejects with its reason); a create sent before may have
- *   happened, and the next one under the same key answers it.
+ * @param {{maxAttempts?: number, onRetry?: (err: ApiError, attempt: number) => void}} [opts]
  * @returns {Promise<any>} the transcript
  */
 export async function createTranscript(client, json, idempotencyKey, opts = {}) {
   const retries = new Retries(opts.maxAttempts ?? 6);
-  const signal = opts.signal;
   for (;;) {
     try {
       return await client.request('POST', '/transcripts', {
         json,
         headers: { 'Idempotency-Key': idempotencyKey },
-        signal,
       });
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
       const wait = retries.next(err);
       if (wait === null) throw err;
       opts.onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
-      await pause(wait, signal);
+      await pause(wait);
     }
   }
 }
+
+/** How many files' unfinished uploads a page remembers. */
+export const UNFINISHED_KEPT = 8;
 
 /**
  * The same file chosen again (the input's File objects differ each time; these do not): its
@@ -198,19 +196,22 @@ export class Transcriber {
     /** @type {Kept | null} */
     this.kept = null;
     /**
-     * The upload not yet complete (failed or stopped): its create's Idempotency-Key, so the
-     * next click with the same file gets that upload back and goes on from its `receivedBytes`.
-     * @type {{file: string, key: string} | null}
+     * Uploads not yet complete (failed or stopped), by file identity: their create's
+     * Idempotency-Key, so the next click with that file gets its upload back and goes on from
+     * its `receivedBytes` (the last {@link UNFINISHED_KEPT} files).
+     * @type {Map<string, string>}
      */
-    this.unfinished = null;
+    this.unfinished = new Map();
   }
 
   /**
    * Uploads `file` (unless its upload is kept; an upload that failed or was stopped goes on
-   * where it stood) and creates its transcript with `options`.
+   * where it stood) and creates its transcript with `options`. `signal` stops the upload only:
+   * a create once sent may have made (and charged) the transcript, which Cancel then stops.
    * @param {Blob} file
    * @param {Record<string, unknown>} options the create's fields besides `uploadId`
-   * @param {Parameters<typeof uploadFile>[2] & {onCreateRetry?: (err: ApiError, attempt: number) => void}} [opts]
+   * @param {Parameters<typeof uploadFile>[2] & {onCreateRetry?: (err: ApiError, attempt: number) => void,
+   *   onUploaded?: () => void}} [opts] `onUploaded` once the API holds the whole file
    * @returns {Promise<any>} the created transcript
    */
   async start(file, options, opts = {}) {
@@ -218,13 +219,19 @@ export class Transcriber {
     if (this.kept?.file !== identity) this.kept = null;
     const reused = this.kept !== null;
     if (this.kept) opts.onProgress?.(file.size, file.size);
+    const uploaded = async () => {
+      const kept = await this.upload(file, identity, opts);
+      opts.onUploaded?.();
+      return kept;
+    };
+    if (this.kept) opts.onUploaded?.();
     try {
-      return await this.create(this.kept ?? (await this.upload(file, identity, opts)), options, opts);
+      return await this.create(this.kept ?? (await uploaded()), options, opts);
     } catch (err) {
       // The kept upload is gone (expired, or swept unused): upload the file again, once.
       if (!(reused && err instanceof ApiError && err.code === 'upload_not_found')) throw err;
       this.kept = null;
-      return this.create(await this.upload(file, identity, opts), options, opts);
+      return this.create(await uploaded(), options, opts);
     }
   }
 
@@ -234,19 +241,29 @@ export class Transcriber {
    * @param {Parameters<typeof uploadFile>[2]} opts
    */
   async upload(file, identity, opts) {
-    const resuming = this.unfinished?.file === identity;
-    const fresh = () => (this.unfinished = { file: identity, key: `try-up-${randomKey()}` });
-    const send = (/** @type {{key: string}} */ u) =>
-      uploadFile(this.client, file, { ...opts, idempotencyKey: u.key });
+    const prior = this.unfinished.get(identity);
+    const fresh = () => {
+      const key = `try-up-${randomKey()}`;
+      this.unfinished.delete(identity);
+      this.unfinished.set(identity, key);
+      // The oldest beyond the last few files are forgotten (their uploads expire unused).
+      for (const old of this.unfinished.keys()) {
+        if (this.unfinished.size <= UNFINISHED_KEPT) break;
+        this.unfinished.delete(old);
+      }
+      return key;
+    };
+    const send = (/** @type {string} */ key) =>
+      uploadFile(this.client, file, { ...opts, idempotencyKey: key });
     let uploadId;
     try {
-      uploadId = await send(resuming && this.unfinished ? this.unfinished : fresh());
+      uploadId = await send(prior ?? fresh());
     } catch (err) {
       // The unfinished upload is gone (expired unused, or erased): a new one, once.
-      if (!(resuming && err instanceof ApiError && err.code === 'upload_not_found')) throw err;
+      if (!(prior && err instanceof ApiError && err.code === 'upload_not_found')) throw err;
       uploadId = await send(fresh());
     }
-    this.unfinished = null;
+    this.unfinished.delete(identity);
     this.kept = { file: identity, uploadId, keys: 0, pending: null };
     return this.kept;
   }
@@ -254,7 +271,7 @@ export class Transcriber {
   /**
    * @param {Kept} kept
    * @param {Record<string, unknown>} options
-   * @param {{maxAttempts?: number, onCreateRetry?: (err: ApiError, attempt: number) => void, signal?: AbortSignal}} opts
+   * @param {{maxAttempts?: number, onCreateRetry?: (err: ApiError, attempt: number) => void}} opts
    */
   async create(kept, options, opts) {
     const json = { uploadId: kept.uploadId, ...options };
@@ -267,7 +284,6 @@ export class Transcriber {
     const created = await createTranscript(this.client, json, kept.pending.key, {
       maxAttempts: opts.maxAttempts,
       onRetry: opts.onCreateRetry,
-      signal: opts.signal,
     });
     kept.pending = null;
     return created;

@@ -271,7 +271,8 @@ describe('the page in chromium', () => {
     expect(await textOf(page, '#cancel')).toBe('Stop');
     await page.click('#cancel');
     await page.waitForSelector('#status.stopped', { timeout: 10_000 });
-    expect(await textOf(page, '#error-code')).toBe('upload_stopped');
+    expect(await prop(page, '#error', 'hidden')).toBe(true); // the user's own doing: a note, not an error
+    expect(await textOf(page, '#upload-text')).toMatch(/^stopped: /);
     expect(await prop(page, '#cancel', 'hidden')).toBe(true);
 
     await page.click('#start');
