@@ -68,6 +68,20 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     expect(fresh.body).toEqual(envelope('upload_not_found', false));
   });
 
+  it('same key + same body after the transcript was deleted: 404 not_found, nothing created or held again', async () => {
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
+    const first = await createWithKey(a, 'order-del', { url: 'https://e.com/a.wav' }).expect(201);
+    const id = first.body.data.id as string;
+    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(a.auth).expect(200);
+    await request(api.app).delete(`/v1/transcripts/${id}`).set(a.auth).expect(200);
+    const again = await createWithKey(a, 'order-del', { url: 'https://e.com/a.wav' });
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual(envelope('not_found', false));
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(1);
+    expect(await api.db.ledgerEntry.count({ where: { accountId: a.accountId, kind: 'reserve' } })).toBe(1);
+    expect(await checkAccountInvariants(api.db, a.accountId)).toEqual([]);
+  });
+
   it('same key + different body: 409 idempotency_conflict; keys are per account', async () => {
     const a = await api.newAccount({ toppedUp: true });
     const b = await api.newAccount({ toppedUp: true });

@@ -166,7 +166,8 @@ export const ROUTES = [
         required: false,
         description:
           'Same key and same body (same parsed fields, whatever the content type): the same transcript, created and ' +
-          'charged once. Same key, different body: 409 `idempotency_conflict`. Kept 24 hours.',
+          'charged once. Same key, different body: 409 `idempotency_conflict`. A replay of a transcript deleted or ' +
+          'expired since: 404 `not_found` (nothing is created or charged). Kept 24 hours.',
         schema: {
           type: 'string',
           minLength: 1,
@@ -201,7 +202,7 @@ export const ROUTES = [
     errors: {
       400: ['validation', 'upload_mismatch'],
       402: ['insufficient_balance'],
-      404: ['upload_not_found'],
+      404: ['upload_not_found', 'not_found'],
       409: ['idempotency_conflict'],
       413: ['payload_too_large'],
       429: ['concurrency_limit'],
