@@ -1,7 +1,8 @@
 // @ts-check
 // Resumable upload through the API's own endpoints: POST /v1/uploads (declaring the size, under
-// an Idempotency-Key, tried again while the failure is transient), then PUT chunks in order; after a failed chunk, GET /v1/uploads/{id} says where to go on from. Then
-// the transcript's create, retried under an Idempotency-Key, reusing the upload across clicks.
+// an Idempotency-Key, tried again while the failure is transient), then PUT chunks in order;
+// after a failed chunk, GET /v1/uploads/{id} says where to go on from. Then the transcript's
+// create, retried under an Idempotency-Key, reusing the upload across clicks.
 import { ApiError, Retries, pause } from './api.js';
 
 /** The API's largest chunk (api-spec: PUT /v1/uploads/{id}, 16 MiB). */
@@ -34,20 +35,21 @@ export function randomKey() {
 }
 
 /**
- * POST /v1/uploads under one Idempotency-Key for all its tries: a try whose answer was lost made
- * the upload, and the next one answers that upload instead of making a second that would hold
- * its declared size of the account's upload quota for a day.
- * @param {import('./api.js').HarkClient} client  @param {number} size  @param {string} key
- * @param {Retries} retries  @param {((err: ApiError, attempt: number) => void) | undefined} onRetry
- * @param {AbortSignal | undefined} signal
+ * `request()` tried again while its failure is transient (no answer, a 5xx, `retryable`), with
+ * the waits `retries` gives; a refusal is thrown at once, and an abort of `signal` ends it with
+ * its reason. Only for requests a repeat cannot duplicate (creates under an Idempotency-Key).
+ * @template T
+ * @param {() => Promise<T>} request  @param {Retries} retries
+ * @param {((err: ApiError, attempt: number) => void) | undefined} onRetry
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<T>}
  */
-async function createUpload(client, size, key, retries, onRetry, signal) {
-  const headers = { 'Idempotency-Key': key };
+async function retried(request, retries, onRetry, signal) {
   for (;;) {
     try {
-      const upload = await client.request('POST', `/uploads?expectedBytes=${size}`, { headers, signal });
+      const out = await request();
       retries.succeeded();
-      return upload;
+      return out;
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       const wait = retries.next(err);
@@ -82,7 +84,15 @@ export async function uploadFile(client, file, opts = {}) {
   const retries = new Retries(maxAttempts);
   const signal = opts.signal;
   const key = opts.idempotencyKey ?? `try-up-${randomKey()}`;
-  const upload = await createUpload(client, file.size, key, retries, opts.onRetry, signal);
+  // One key for every try: a try whose answer was lost made the upload, and the next answers
+  // it instead of making a second that would hold its declared size of the quota for a day.
+  const headers = { 'Idempotency-Key': key };
+  const upload = await retried(
+    () => client.request('POST', `/uploads?expectedBytes=${file.size}`, { headers, signal }),
+    retries,
+    opts.onRetry,
+    signal,
+  );
   const id = String(upload.id);
   const start = Number(upload.receivedBytes);
   progress(start, file.size);
@@ -139,20 +149,12 @@ export async function uploadFile(client, file, opts = {}) {
  * @returns {Promise<any>} the transcript
  */
 export async function createTranscript(client, json, idempotencyKey, opts = {}) {
-  const retries = new Retries(opts.maxAttempts ?? 6);
-  for (;;) {
-    try {
-      return await client.request('POST', '/transcripts', {
-        json,
-        headers: { 'Idempotency-Key': idempotencyKey },
-      });
-    } catch (err) {
-      const wait = retries.next(err);
-      if (wait === null) throw err;
-      opts.onRetry?.(/** @type {ApiError} */ (err), retries.attempts);
-      await pause(wait);
-    }
-  }
+  const headers = { 'Idempotency-Key': idempotencyKey };
+  return retried(
+    () => client.request('POST', '/transcripts', { json, headers }),
+    new Retries(opts.maxAttempts ?? 6),
+    opts.onRetry,
+  );
 }
 
 /** How many files' unfinished uploads a page remembers. */
@@ -218,13 +220,15 @@ export class Transcriber {
     const identity = fileIdentity(file);
     if (this.kept?.file !== identity) this.kept = null;
     const reused = this.kept !== null;
-    if (this.kept) opts.onProgress?.(file.size, file.size);
+    if (this.kept) {
+      opts.onProgress?.(file.size, file.size);
+      opts.onUploaded?.();
+    }
     const uploaded = async () => {
       const kept = await this.upload(file, identity, opts);
       opts.onUploaded?.();
       return kept;
     };
-    if (this.kept) opts.onUploaded?.();
     try {
       return await this.create(this.kept ?? (await uploaded()), options, opts);
     } catch (err) {

@@ -6,6 +6,8 @@ export const LIMITS = {
   maxChunkBytes: 16 * 1024 ** 2,
   maxUploadBytes: 2 * 1024 ** 3,
   idempotencyKeyMaxChars: 64,
+  /** decisions: idempotency keys are kept 24 hours per account (transcripts' and uploads'). */
+  idempotencyKeyTtlMs: 24 * 3600 * 1000,
   urlMaxChars: 2048,
   uploadIdMaxChars: 36,
   languageMaxChars: 16,

@@ -320,8 +320,6 @@ async function usableUpload(
   return upload;
 }
 
-const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-
 /** Claims the key; returns the earlier request's result when the key was used before. */
 async function claimIdempotencyKey(
   tx: Prisma.TransactionClient,
@@ -332,7 +330,7 @@ async function claimIdempotencyKey(
   await tx.idempotencyRecord.deleteMany({ where: { accountId, key, expiresAt: { lt: new Date() } } });
   const inserted = await tx.$executeRaw`
     INSERT INTO idempotency_records (account_id, key, request_hash, expires_at)
-    VALUES (${accountId}, ${key}, ${requestHash}, ${new Date(Date.now() + IDEMPOTENCY_TTL_MS)})
+    VALUES (${accountId}, ${key}, ${requestHash}, ${new Date(Date.now() + LIMITS.idempotencyKeyTtlMs)})
     ON CONFLICT (account_id, key) DO NOTHING`;
   if (inserted === 1) return null;
   const prior = await tx.idempotencyRecord.findUniqueOrThrow({

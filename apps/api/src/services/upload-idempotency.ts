@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { HarkError } from '@hark/core';
+import { HarkError, LIMITS } from '@hark/core';
 import type { Db, Prisma } from '@hark/db';
 
 /**
@@ -17,8 +17,6 @@ import type { Db, Prisma } from '@hark/db';
  * expired under a stalled holder), the first row to commit wins and the other answers its
  * upload (its file removed).
  */
-export const UPLOAD_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-
 /** What identifies a create: its query, and its body as length and digest. */
 export interface UploadRequestPrint {
   expectedBytes: number | null;
@@ -35,7 +33,8 @@ export function requestHash(p: UploadRequestPrint): string {
 /** A running length and SHA-256 of a body as it streams. */
 export class BodyPrint {
   private readonly hash = createHash('sha256');
-  private bytes = 0;
+  /** Bytes seen so far. */
+  bytes = 0;
   update(chunk: Uint8Array): void {
     this.hash.update(chunk);
     this.bytes += chunk.byteLength;
@@ -55,14 +54,12 @@ export async function printBody(
   tooLarge: () => Error,
 ): Promise<{ bodyBytes: number; bodySha256: string }> {
   const print = new BodyPrint();
-  let bytes = 0;
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    bytes += chunk.byteLength;
-    if (bytes > maxBytes) {
+    print.update(chunk);
+    if (print.bytes > maxBytes) {
       body.destroy();
       throw tooLarge();
     }
-    print.update(chunk);
   }
   return print.finish();
 }
@@ -108,7 +105,7 @@ export async function claimUploadKey(
   for (let attempt = 0; attempt < 2; attempt++) {
     const inserted = await tx.$executeRaw`
       INSERT INTO upload_idempotency_records (account_id, key, request_hash, upload_id, expires_at)
-      VALUES (${accountId}, ${key}, ${hash}, ${uploadId}, ${new Date(Date.now() + UPLOAD_IDEMPOTENCY_TTL_MS)})
+      VALUES (${accountId}, ${key}, ${hash}, ${uploadId}, ${new Date(Date.now() + LIMITS.idempotencyKeyTtlMs)})
       ON CONFLICT (account_id, key) DO NOTHING`;
     if (inserted === 1) return;
     const prior = await tx.uploadIdempotencyRecord.findUnique({

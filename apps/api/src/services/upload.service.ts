@@ -13,14 +13,8 @@ import {
   replayOf,
   requestHash,
 } from './upload-idempotency';
+import type { CreateUploadRequest } from '../schemas/create-upload';
 import type { UploadLock } from './upload-lock';
-
-/** POST /v1/uploads, parsed (`schemas/create-upload.ts`). */
-export interface CreateUploadInput {
-  expectedBytes: number | null;
-  sha256: string | null;
-  idempotencyKey?: string | undefined;
-}
 
 export interface UploadView {
   id: string;
@@ -174,7 +168,7 @@ export class UploadService {
    */
   async createWithBody(
     accountId: string,
-    input: CreateUploadInput,
+    input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
   ): Promise<UploadView> {
@@ -217,7 +211,7 @@ export class UploadService {
 
   private async createNew(
     accountId: string,
-    input: CreateUploadInput,
+    input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
   ): Promise<UploadView> {
@@ -250,18 +244,20 @@ export class UploadService {
   private async writeNew(
     accountId: string,
     id: string,
-    input: CreateUploadInput,
+    input: CreateUploadRequest,
     body: Readable,
     room: { bytes: number; refuse(): HarkError },
   ): Promise<UploadView> {
     const hash = await this.hashing.start();
-    const print = input.idempotencyKey === undefined ? null : new BodyPrint();
+    // A keyed create prints its body for the key's record.
+    const keyed =
+      input.idempotencyKey === undefined ? null : { key: input.idempotencyKey, print: new BodyPrint() };
     try {
       // No row yet to record a multipart upload in: a crash leaves the blob to the sweeper.
       const appended = await this.blobs.appendAt(id, { offset: 0, uploadId: null }, body, {
         maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
         onData: (c) => {
-          print?.update(c);
+          keyed?.print.update(c);
           return hash.update(c);
         },
         tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
@@ -275,14 +271,11 @@ export class UploadService {
         multipartUploadId: appended.uploadId,
         hashState: Buffer.from(await hash.save()),
       };
-      const key = input.idempotencyKey;
-      if (key === undefined || print === null) {
-        return uploadView(await this.db.upload.create({ data, select: SELECT }));
-      }
-      const keyHash = requestHash({ ...input, ...print.finish() });
+      if (!keyed) return uploadView(await this.db.upload.create({ data, select: SELECT }));
+      const keyHash = requestHash({ ...input, ...keyed.print.finish() });
       return await this.db.$transaction(async (tx) => {
         const row = await tx.upload.create({ data, select: SELECT });
-        await claimUploadKey(tx, accountId, key, keyHash, id);
+        await claimUploadKey(tx, accountId, keyed.key, keyHash, id);
         return uploadView(row);
       });
     } catch (e) {

@@ -1,4 +1,4 @@
-import type { Db } from '@hark/db';
+import { type Db, Prisma } from '@hark/db';
 import type { BlobStore } from '@hark/storage';
 import { eraseTranscript, uploadStillRead } from '@hark/transcripts';
 import type { Logger } from 'pino';
@@ -97,16 +97,11 @@ async function eraseExpired(db: Db, id: string, now: Date): Promise<{ uploadId: 
  */
 export async function purgeIdempotencyRecords(db: Db, now: Date, batchSize = 1000): Promise<number> {
   let purged = 0;
-  for (const purge of [
-    () => db.$executeRaw`
-      DELETE FROM idempotency_records WHERE ctid IN (
-        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`,
-    () => db.$executeRaw`
-      DELETE FROM upload_idempotency_records WHERE ctid IN (
-        SELECT ctid FROM upload_idempotency_records WHERE expires_at < ${now} LIMIT ${batchSize})`,
-  ]) {
+  for (const table of ['idempotency_records', 'upload_idempotency_records']) {
+    const t = Prisma.raw(table);
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const n = await purge();
+      const n = await db.$executeRaw`
+        DELETE FROM ${t} WHERE ctid IN (SELECT ctid FROM ${t} WHERE expires_at < ${now} LIMIT ${batchSize})`;
       purged += n;
       if (n < batchSize) break;
     }
