@@ -6,6 +6,8 @@
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
 //   pnpm --filter @hark/bench-der bench -- --peer       adds the peer: sherpa-onnx's pyannote-style pipeline on
 //                                                       the same two models (src/sherpa-peer.ts; with --long, the peer alone)
+//   pnpm --filter @hark/bench-der bench -- --oracle     adds the segmentation with an oracle clustering (a ceiling
+//                                                       for any clustering; src/oracle-clustering.ts)
 //   pnpm --filter @hark/bench-der bench -- --given-count  each file asked for its reference count
 //                                                       (`speakers: n`) instead of estimating it
 //   pnpm --filter @hark/bench-der bench -- --words      also the word diarization error rate (WDER) of
@@ -47,6 +49,7 @@ import { BENCH_SCENARIOS, generateScenario } from '@hark/diarization/testing';
 import { addTimes, type DerTimes, fileDer, zeroTimes } from './src/der';
 import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
+import { OracleClustering } from './src/oracle-clustering';
 import { SherpaPeer } from './src/sherpa-peer';
 import { scoreWords, type WordScore } from './src/word-speakers';
 
@@ -74,11 +77,26 @@ const neuralOptions = (optionsAt >= 0 ? JSON.parse(argv[optionsAt + 1]!) : {}) a
 // (src/sherpa-peer.ts; its virtualenv is made from PyPI on first use).
 const modelsDir = (): string =>
   process.env['HARK_MODELS_DIR'] ?? resolve(__dirname, '../../../shared/models');
-const pipelines = (): Pipeline[] => [
+// `--oracle` adds the neural pipeline's segmentation with an oracle clustering (each local speaker
+// named after the reference speaker it shares the most time with; src/oracle-clustering.ts): what
+// no clustering or embedding after this segmentation can beat.
+const pipelines = (files: EvalFile[]): Pipeline[] => [
   ...(argv.includes('--neural') ? [] : [{ name: 'classic', diarizer: createDiarizer() }]),
   { name: 'neural', diarizer: new NeuralDiarizer(neuralOptions) },
   ...(argv.includes('--peer')
     ? [{ name: 'sherpa', diarizer: new SherpaPeer(join(modelsDir(), 'diarization')) }]
+    : []),
+  ...(argv.includes('--oracle')
+    ? [
+        {
+          name: 'oracle',
+          diarizer: new OracleClustering(
+            join(modelsDir(), 'diarization'),
+            new Map(files.map((f) => [f.audio, clip(f.reference, f.uem)])),
+            { step: neuralOptions.step, overlapProbability: neuralOptions.overlapProbability },
+          ),
+        },
+      ]
     : []),
 ];
 
@@ -176,7 +194,7 @@ async function scoreSet(
   const summary: string[] = [];
   const wordRows: string[] = [];
   const gateRows: string[] = [];
-  for (const { name, diarizer } of pipelines()) {
+  for (const { name, diarizer } of pipelines(files)) {
     await diarizer.diarizeAudio(files[0]!.audio, { speakers: true }); // loads the models
     if (diarizer instanceof SherpaPeer) diarizer.peerSeconds = 0;
     const sums = { c0: zeroTimes(), c25: zeroTimes() };
@@ -320,7 +338,9 @@ async function main(): Promise<void> {
     const minutes = Number(argv[longAt + 1] ?? 60);
     const which = argv.includes('--classic') ? 'classic' : argv.includes('--peer') ? 'sherpa' : 'neural';
     const { audio, reference } = await longFile(evalDir, minutes);
-    const p = pipelines().find((x) => x.name === which)!;
+    const p = pipelines([{ id: 'long', audio, reference, uem: [0, minutes * 60] }]).find(
+      (x) => x.name === which,
+    )!;
     const refCount = new Set(reference.map((t) => t.speaker)).size;
     const rssBefore = process.memoryUsage().rss;
     const start = performance.now();

@@ -23,6 +23,14 @@ const SEG_FRAMES = 589;
 const SEG_STEP = 270;
 const SEG_HALF_FIELD = 991 / 2;
 const LOCAL = 3;
+/** segmentation-3.0's frame grid, in samples at 16 kHz: frame `f` of a window at `start` is centred on `start + f * step + halfField`. */
+export const SEGMENTATION = {
+  window: WINDOW,
+  frames: SEG_FRAMES,
+  step: SEG_STEP,
+  halfField: SEG_HALF_FIELD,
+  local: LOCAL,
+};
 /** Powerset class -> local speakers (itertools.combinations order, as pyannote's Powerset). */
 const POWERSET: number[][] = [[], [0], [1], [2], [0, 1], [0, 2], [1, 2]];
 
