@@ -70,6 +70,40 @@ describe('errors', () => {
     expect(inspect(err, { depth: 10 })).not.toContain('SECRET');
   });
 
+  it("scrubs the key from a cause nested deeper, and keeps the causes' codes", async () => {
+    const key = 'tk_SECRETsecretSECRETsecretSECRETsecret';
+    // As undici's fetch: TypeError('fetch failed') whose cause is the system error; here the
+    // inner error (a proxy agent's, say) quotes the header, and both carry a code.
+    const leaky: HarkOptions['fetch'] = (_url, init) => {
+      const inner = Object.assign(
+        new Error(`proxy refused "${new Headers(init.headers).get('authorization')}"`),
+        { code: 'ECONNREFUSED' },
+      );
+      return Promise.reject(
+        Object.assign(new TypeError('fetch failed', { cause: inner }), { code: 'UND_ERR' }),
+      );
+    };
+    const hark = new Hark({ apiKey: key, baseUrl: 'http://h', fetch: leaky, maxRetries: 0 });
+    const err = (await hark.balance().catch((e: unknown) => e)) as HarkNetworkError;
+    expect(err).toBeInstanceOf(HarkNetworkError);
+    expect(inspect(err, { depth: 10 })).not.toContain('SECRET');
+    const cause = err.cause as Error & { code?: string; cause?: Error & { code?: string } };
+    expect(cause).toMatchObject({ name: 'TypeError', message: 'fetch failed', code: 'UND_ERR' });
+    expect(cause.cause).toMatchObject({ code: 'ECONNREFUSED', message: 'proxy refused "Bearer [api key]"' });
+  });
+
+  it('leaves a cause that does not quote the key as it is', async () => {
+    const original = Object.assign(new TypeError('fetch failed'), { code: 'ECONNRESET' });
+    const hark = new Hark({
+      apiKey: 'tk_SECRETsecretSECRETsecretSECRETsecret',
+      baseUrl: 'http://h',
+      fetch: () => Promise.reject(original),
+      maxRetries: 0,
+    });
+    const err = (await hark.balance().catch((e: unknown) => e)) as HarkNetworkError;
+    expect(err.cause).toBe(original);
+  });
+
   it('turns the envelope into HarkApiError with code, status, requestId and fields; no retry for a 400', async () => {
     const api = new FakeApi().fault(
       'POST',

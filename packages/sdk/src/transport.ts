@@ -189,12 +189,34 @@ export class Transport {
     return text.split(this.#apiKey).join('[api key]');
   }
 
-  /** `cause`, or a copy without the key where its message quotes it. */
-  private scrubCause(cause: unknown): unknown {
-    if (!(cause instanceof Error) || !cause.message.includes(this.#apiKey)) return cause;
-    const copy = new Error(this.scrub(cause.message));
+  /**
+   * `cause`, or, where it or an error in its chain of causes quotes the key (message, stack or
+   * code), a copy of the chain without it: each link keeps its name, message and `code` (what a
+   * caller branches on, such as ECONNREFUSED), with the key cut out. Links past `MAX_CAUSES` are dropped.
+   */
+  private scrubCause(cause: unknown, depth = 0): unknown {
+    if (!this.quotesKey(cause, depth)) return cause;
+    if (typeof cause === 'string') return this.scrub(cause);
+    if (!(cause instanceof Error)) return cause;
+    if (depth >= MAX_CAUSES) return undefined;
+    const inner = this.scrubCause(cause.cause, depth + 1);
+    const copy = new Error(this.scrub(cause.message), inner === undefined ? undefined : { cause: inner });
     copy.name = cause.name;
+    const code: unknown = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number')
+      Object.assign(copy, { code: typeof code === 'string' ? this.scrub(code) : code });
     return copy;
+  }
+
+  /** Whether `e` or a cause it holds (within `MAX_CAUSES` links; deeper counts as yes) quotes the key. */
+  private quotesKey(e: unknown, depth: number): boolean {
+    if (!(e instanceof Error)) return typeof e === 'string' && e.includes(this.#apiKey);
+    if (depth >= MAX_CAUSES) return true;
+    const code: unknown = (e as { code?: unknown }).code;
+    return (
+      [e.message, e.stack, code].some((x) => typeof x === 'string' && x.includes(this.#apiKey)) ||
+      this.quotesKey(e.cause, depth + 1)
+    );
   }
 
   private url(path: string, query: ApiRequest<unknown>['query']): string {
@@ -282,6 +304,9 @@ export class Transport {
  * Codes of failures that happen before a byte of the request is sent (the connection or the
  * address could not be had, or the request could not be built), so it cannot have taken effect.
  */
+/** How deep a network error's chain of causes is searched for the key (undici nests two). */
+const MAX_CAUSES = 8;
+
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
