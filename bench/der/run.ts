@@ -30,6 +30,7 @@ import {
   type DiarizationResult,
   labelWords,
   SPEECH_GATE_MARGIN,
+  snapToSpeech,
   wordsNearSpeech,
   NeuralDiarizer,
   type NeuralDiarizerOptions,
@@ -51,6 +52,7 @@ import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
 import { OracleClustering } from './src/oracle-clustering';
 import { SherpaPeer } from './src/sherpa-peer';
+import { describeErrors, type EdgeScore, edgeErrors } from './src/word-onsets';
 import { scoreWords, type WordScore } from './src/word-speakers';
 
 interface Pipeline {
@@ -205,6 +207,14 @@ async function scoreSet(
     const gatedSum = { words: 0, scored: 0, wrong: 0, outside: 0 };
     // Transcripts without speakers: the worker gates them by the segmentation-only speech pass.
     const plainSums = speechSteps.map(() => ({ words: 0, scored: 0, wrong: 0, outside: 0, seconds: 0 }));
+    // Where words start and stop after silence: the engine's times, and snapped to the speech
+    // the timeline and the first speech pass hear (`snapToSpeech`).
+    const edges = {
+      timeline: noEdges(),
+      timelineSnapped: noEdges(),
+      pass: noEdges(),
+      passSnapped: noEdges(),
+    };
     for (const f of files) {
       const refCount = new Set(f.reference.map((t) => t.speaker)).size;
       const start = performance.now();
@@ -232,11 +242,19 @@ async function scoreSet(
           gatedSum[k] += gated[k];
         }
         if (diarizer instanceof NeuralDiarizer) {
+          const heard = wordsNearSpeech(fileWords, result.segments);
+          addEdges(edges.timeline, edgeErrors(heard, ref, f.uem));
+          addEdges(edges.timelineSnapped, edgeErrors(snapToSpeech(heard, result.segments), ref, f.uem));
           for (const [n, step] of speechSteps.entries()) {
             const sum = plainSums[n]!;
             const t0 = performance.now();
             const speech = (await diarizer.speech(f.audio, { step })).map((r) => ({ ...r, speakers: ['x'] }));
             sum.seconds += (performance.now() - t0) / 1000;
+            if (n === 0) {
+              const near = wordsNearSpeech(fileWords, speech);
+              addEdges(edges.pass, edgeErrors(near, ref, f.uem));
+              addEdges(edges.passSnapped, edgeErrors(snapToSpeech(near, speech), ref, f.uem));
+            }
             const plain = scoreWords(
               labelWords(wordsNearSpeech(fileWords, speech), result.segments),
               ref,
@@ -261,6 +279,17 @@ async function scoreSet(
       gateRows.push(
         `${name.padEnd(8)} speech gate (${SPEECH_GATE_MARGIN} s): drops ${wordSum.outside - gatedSum.outside} of ${wordSum.outside} words in reference silence, ${wordSum.scored - gatedSum.scored} of ${wordSum.scored} in reference speech; WDER after ${pct(gatedSum.scored > 0 ? gatedSum.wrong / gatedSum.scored : 0).trim()}`,
       );
+      if (diarizer instanceof NeuralDiarizer) {
+        for (const [what, e] of [
+          ['gated by the timeline', edges.timeline],
+          ['gated by and snapped to the timeline', edges.timelineSnapped],
+          [`gated by the speech pass (${speechSteps[0]} s step)`, edges.pass],
+          ['gated by and snapped to the speech pass', edges.passSnapped],
+        ] as const)
+          gateRows.push(
+            `word edges after silence, ${what}: ${e.onsets} starts: ${describeErrors(e.onsetErrors)}; ${e.ends} ends: ${describeErrors(e.endErrors)}`,
+          );
+      }
       if (diarizer instanceof NeuralDiarizer)
         for (const [n, step] of speechSteps.entries()) {
           const p = plainSums[n]!;
@@ -287,6 +316,14 @@ async function scoreSet(
   console.log('');
   for (const s of summary) console.log(s);
   console.log(`load average after: ${load()}`);
+}
+
+const noEdges = (): EdgeScore => ({ onsets: 0, onsetErrors: [], ends: 0, endErrors: [] });
+function addEdges(sum: EdgeScore, e: EdgeScore): void {
+  sum.onsets += e.onsets;
+  sum.onsetErrors.push(...e.onsetErrors);
+  sum.ends += e.ends;
+  sum.endErrors.push(...e.endErrors);
 }
 
 function wordRow(name: string, id: string, idWidth: number, w: WordScore): string {

@@ -27,6 +27,8 @@ export {
   buildUtterances,
   labelWords,
   SPEECH_GATE_MARGIN,
+  snapToSpeech,
+  type SnapOptions,
   wordsNearSpeech,
   type LabeledWord,
   type Utterance,

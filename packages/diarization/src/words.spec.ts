@@ -1,5 +1,5 @@
 import type { Segment } from './timeline';
-import { buildUtterances, labelWords, type LabeledWord, wordsNearSpeech } from './words';
+import { buildUtterances, labelWords, type LabeledWord, snapToSpeech, wordsNearSpeech } from './words';
 
 const seg = (start: number, end: number, ...speakers: string[]): Segment => ({ start, end, speakers });
 const word = (start: number, end: number, text = 'w') => ({ start, end, text });
@@ -126,5 +126,41 @@ describe('wordsNearSpeech', () => {
     const words = [{ ...word(1, 2), speaker: null }];
     expect(wordsNearSpeech(words, [])).toEqual(words);
     expect(wordsNearSpeech([], segments)).toEqual([]);
+  });
+});
+
+describe('snapToSpeech', () => {
+  const w = (text: string, start: number, end: number) => ({ text, start, end });
+  const speech = [
+    { start: 6.3, end: 8, speakers: ['A'] },
+    { start: 8, end: 11, speakers: ['B'] },
+    { start: 20, end: 22, speakers: ['A', 'B'] },
+  ];
+
+  it('moves a start in silence to where the speech it reaches begins (jfk.wav: "And" at 5.86 s, spoken from 6.3 s)', () => {
+    const [and, so] = snapToSpeech([w('And', 5.86, 6.5), w('so', 6.5, 6.8)], speech);
+    expect(and).toEqual({ text: 'And', start: 6.3, end: 6.5 });
+    expect(so).toEqual(w('so', 6.5, 6.8));
+  });
+
+  it('moves an end in silence back to where the speech holding the word ends, across segments of other speakers', () => {
+    // 6.3-11 is one stretch of speech though two speakers share it.
+    expect(snapToSpeech([w('friends', 10.5, 11.4)], speech)).toEqual([w('friends', 10.5, 11)]);
+    expect(snapToSpeech([w('both', 19.7, 22.3)], speech)).toEqual([w('both', 20, 22)]);
+  });
+
+  it('leaves words in speech, words in no speech, far edges and slivers as they are', () => {
+    const words = [
+      w('inside', 7, 7.5),
+      w('silence', 14, 15), // the gate's business, not this one's
+      w('far', 18.5, 20.5), // 1.5 s before the speech: more than maxShift
+      w('sliver', 6.0, 6.32), // would keep 0.02 s of itself
+    ];
+    expect(snapToSpeech(words, speech)).toEqual(words);
+    expect(snapToSpeech(words, [])).toEqual(words);
+    // The same object back when nothing moves; a copy when something does.
+    const kept = w('inside', 7, 7.5);
+    expect(snapToSpeech([kept], speech)[0]).toBe(kept);
+    expect(snapToSpeech([w('far', 18.5, 20.5)], speech, { maxShift: 2 })).toEqual([w('far', 20, 20.5)]);
   });
 });

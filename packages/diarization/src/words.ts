@@ -43,6 +43,67 @@ export function wordsNearSpeech<W extends Word>(
   return words.filter((w) => index.overlapping(w.start - margin, w.end + margin).length > 0);
 }
 
+/** What `snapToSpeech` may move: at most `maxShift` seconds an edge, leaving at least `minDuration` of a word. */
+export interface SnapOptions {
+  maxShift?: number;
+  minDuration?: number;
+}
+
+/**
+ * Word edges that fall where the timeline hears nobody, moved onto the speech the word reaches:
+ * a start in silence moves later, to where the next speech begins, when the word's end lies past
+ * that point; an end in silence moves earlier, to where the speech holding the (new) start ends.
+ * Whisper's DTW word times put a first word after a pause early, into the silence (jfk.wav's
+ * "And" at 5.86 s, spoken from about 6.3 s). Edges already in speech, words in no speech at all
+ * (`wordsNearSpeech` decides about those), edges farther than `maxShift` (default 1 s) from the
+ * speech and moves that would leave less than `minDuration` (default 0.05 s) of the word stay as
+ * they are. Only a timeline that hears speech as well as segmentation-3.0 does should snap.
+ */
+export function snapToSpeech<W extends Word>(
+  words: readonly W[],
+  segments: readonly { start: number; end: number }[],
+  { maxShift = 1, minDuration = 0.05 }: SnapOptions = {},
+): W[] {
+  const spans = speechSpans(segments);
+  if (spans.length === 0) return [...words];
+  // Index of the last span starting at or before t (-1: none).
+  const spanAt = (t: number): number => {
+    let lo = 0;
+    let hi = spans.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (spans[mid]!.start <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  };
+  return words.map((w) => {
+    let { start, end } = w;
+    const i = spanAt(start);
+    if (i < 0 || spans[i]!.end < start) {
+      const next = spans[i + 1];
+      if (next && next.start - start <= maxShift && end - next.start >= minDuration) start = next.start;
+    }
+    const j = spanAt(end);
+    if (j >= 0 && spans[j]!.end < end) {
+      const held = spans[j]!;
+      if (held.end >= start && end - held.end <= maxShift && held.end - start >= minDuration) end = held.end;
+    }
+    return start === w.start && end === w.end ? w : { ...w, start, end };
+  });
+}
+
+/** The timeline's segments as sorted spans of speech, touching or overlapping ones merged. */
+function speechSpans(segments: readonly { start: number; end: number }[]): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
+    const last = out[out.length - 1];
+    if (last && s.start <= last.end + 1e-6) last.end = Math.max(last.end, s.end);
+    else out.push({ start: s.start, end: s.end });
+  }
+  return out;
+}
+
 /**
  * Gives each word the speaker whose segments overlap it longest (a multi-speaker segment counts
  * for each of its speakers). A word no segment overlaps — ASR timestamps drift into the pauses
