@@ -102,7 +102,8 @@ export interface DiarizerConfig {
   threads: number;
   /**
    * `HARK_SPEECH_GATE`: drop the words that come no nearer than 0.25 s to where the speech
-   * segmentation hears someone (text Whisper invents in silence and noise). `all`: every
+   * segmentation hears someone (text Whisper invents in silence and noise), and move the edges of
+   * the words kept that fall in its silence onto its speech (DTW's early starts). `all`: every
    * transcript (with speakers by the diarization timeline, without by a segmentation-only pass,
    * `NeuralDiarizer.speech`); `speakers`: transcripts with speakers only; `off`. From
    * `HARK_SPEECH_GATE` `auto` (the default; `all` with the neural diarizer, whose models it

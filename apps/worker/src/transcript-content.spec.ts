@@ -107,6 +107,32 @@ describe('buildContent', () => {
     expect(nobody.content.words.length).toBe(5);
   });
 
+  it('with the speech gate: word edges in its silence move onto the speech (a first word DTW put early)', () => {
+    // jfk.wav: DTW puts "And" at 5.86 s; it is spoken from about 6.3 s, where the timeline begins.
+    const words = [
+      { start: 5.86, end: 6.5, text: 'And' },
+      { start: 6.5, end: 6.8, text: 'so,' },
+      { start: 10.2, end: 11.9, text: 'Americans.' },
+    ];
+    const segments = [{ start: 6.3031, end: 11.5, speakers: ['A'] }];
+    const { content } = buildContent(words, null, { segments, speakerCount: 1 }, undefined, {
+      speech: segments,
+    });
+    expect(content.words).toEqual([
+      w(6.303, 6.5, 'And', 'A'),
+      w(6.5, 6.8, 'so,', 'A'),
+      w(10.2, 11.5, 'Americans.', 'A'),
+    ]);
+    expect((content.utterances as { start: number; end: number }[]).map((u) => [u.start, u.end])).toEqual([
+      [6.303, 11.5],
+    ]);
+    // Without speakers, by the speech pass; and with the gate off, the engine's times stay.
+    const plain = buildContent(words, null, null, undefined, { speech: [{ start: 6.3, end: 12 }] });
+    expect((plain.content.words as { start: number }[]).map((x) => x.start)).toEqual([6.3, 6.5, 10.2]);
+    const off = buildContent(words, null, { segments, speakerCount: 1 });
+    expect((off.content.words as { start: number }[]).map((x) => x.start)).toEqual([5.86, 6.5, 10.2]);
+  });
+
   it('rounds the timeline to milliseconds', () => {
     const segments = [{ start: 0.29000000000000004, end: 2.238, speakers: ['A'] }];
     const { content } = buildContent([], null, { segments, speakerCount: 1 });
