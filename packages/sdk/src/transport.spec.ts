@@ -88,6 +88,7 @@ describe('errors', () => {
     expect(err).toBeInstanceOf(HarkNetworkError);
     expect(inspect(err, { depth: 10 })).not.toContain('SECRET');
     const cause = err.cause as Error & { code?: string; cause?: Error & { code?: string } };
+    expect(cause).toBeInstanceOf(TypeError);
     expect(cause).toMatchObject({ name: 'TypeError', message: 'fetch failed', code: 'UND_ERR' });
     expect(cause.cause).toMatchObject({ code: 'ECONNREFUSED', message: 'proxy refused "Bearer [api key]"' });
   });

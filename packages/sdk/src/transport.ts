@@ -1,4 +1,5 @@
 import { HarkApiError, HarkNetworkError } from './errors';
+import { KeyScrubber } from './scrub-key';
 
 /** The `fetch` the client calls; the global one by default. */
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -110,6 +111,11 @@ export class Transport {
 
   /** Private (#): not an enumerable property, so logging or serialising a client never shows it. */
   readonly #apiKey: string;
+  /**
+   * The last line of defence for the key: the constructor refuses one fetch would choke on, but a
+   * custom fetch (a proxy's, say) may still quote the Authorization header in its error.
+   */
+  readonly #scrubber: KeyScrubber;
 
   constructor(opts: TransportOptions) {
     if (typeof opts.apiKey !== 'string' || opts.apiKey === '') throw new TypeError('apiKey is required');
@@ -121,6 +127,7 @@ export class Transport {
       );
     }
     this.#apiKey = opts.apiKey;
+    this.#scrubber = new KeyScrubber(opts.apiKey);
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\//.test(opts.baseUrl)) {
       throw new TypeError('baseUrl must be the http(s) address of the service, e.g. http://127.0.0.1:3000');
     }
@@ -181,44 +188,6 @@ export class Transport {
     }
   }
 
-  /**
-   * The last line of defence for the key: the constructor refuses one fetch would choke on, but a
-   * custom fetch (a proxy's, say) may still quote the Authorization header in its error.
-   */
-  private scrub(text: string): string {
-    return text.split(this.#apiKey).join('[api key]');
-  }
-
-  /**
-   * `cause`, or, where it or an error in its chain of causes quotes the key (message, stack or
-   * code), a copy of the chain without it: each link keeps its name, message and `code` (what a
-   * caller branches on, such as ECONNREFUSED), with the key cut out. Links past `MAX_CAUSES` are dropped.
-   */
-  private scrubCause(cause: unknown, depth = 0): unknown {
-    if (!this.quotesKey(cause, depth)) return cause;
-    if (typeof cause === 'string') return this.scrub(cause);
-    if (!(cause instanceof Error)) return cause;
-    if (depth >= MAX_CAUSES) return undefined;
-    const inner = this.scrubCause(cause.cause, depth + 1);
-    const copy = new Error(this.scrub(cause.message), inner === undefined ? undefined : { cause: inner });
-    copy.name = cause.name;
-    const code: unknown = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' || typeof code === 'number')
-      Object.assign(copy, { code: typeof code === 'string' ? this.scrub(code) : code });
-    return copy;
-  }
-
-  /** Whether `e` or a cause it holds (within `MAX_CAUSES` links; deeper counts as yes) quotes the key. */
-  private quotesKey(e: unknown, depth: number): boolean {
-    if (!(e instanceof Error)) return typeof e === 'string' && e.includes(this.#apiKey);
-    if (depth >= MAX_CAUSES) return true;
-    const code: unknown = (e as { code?: unknown }).code;
-    return (
-      [e.message, e.stack, code].some((x) => typeof x === 'string' && x.includes(this.#apiKey)) ||
-      this.quotesKey(e.cause, depth + 1)
-    );
-  }
-
   private url(path: string, query: ApiRequest<unknown>['query']): string {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
@@ -269,8 +238,8 @@ export class Transport {
       } catch (cause) {
         if (isAbort(req.signal)) throw req.signal.reason;
         const reason = timedOut ? 'timed out' : cause instanceof Error ? cause.message : String(cause);
-        throw new HarkNetworkError(`${what}: ${this.scrub(reason)}`, timedOut, attempt, {
-          cause: this.scrubCause(cause),
+        throw new HarkNetworkError(`${what}: ${this.#scrubber.text(reason)}`, timedOut, attempt, {
+          cause: this.#scrubber.error(cause),
         });
       }
       const requestId = res.headers.get('x-request-id');
@@ -304,9 +273,6 @@ export class Transport {
  * Codes of failures that happen before a byte of the request is sent (the connection or the
  * address could not be had, or the request could not be built), so it cannot have taken effect.
  */
-/** How deep a network error's chain of causes is searched for the key (undici nests two). */
-const MAX_CAUSES = 8;
-
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
