@@ -43,8 +43,10 @@ export interface PipelineDeps {
   /** WHISPER_WORD_TIMESTAMPS (see `wordTiming`). Default `dtw`. */
   wordTimestamps?: WordTimestampPolicy;
   /**
-   * HARK_SPEECH_GATE: drop the words that come nowhere near speech (`buildContent`), on every
-   * transcript (`all`; those without speakers by `diarizer.speech`) or those with speakers. Default off.
+   * HARK_SPEECH_GATE: drop the words that come nowhere near speech and move the edges of those
+   * kept that fall in its silence onto it (`buildContent`), on every transcript (`all`; those
+   * without speakers by `diarizer.speech`) or those with speakers. Default off here (the worker's
+   * configuration: `all` behind the neural diarizer).
    */
   speechGate?: SpeechGate;
   log: Logger;

@@ -131,6 +131,17 @@ describe('buildContent', () => {
     expect((plain.content.words as { start: number }[]).map((x) => x.start)).toEqual([6.3, 6.5, 10.2]);
     const off = buildContent(words, null, { segments, speakerCount: 1 });
     expect((off.content.words as { start: number }[]).map((x) => x.start)).toEqual([5.86, 6.5, 10.2]);
+    // The engine's segments keep their words by the engine's times: "And" stays in the segment
+    // that ends at 6.1 s though its start moved to 6.3 s.
+    const engineSegments = [
+      { start: 5.5, end: 6.1, text: 'x', tokens: [1], avgLogprob: -0.2 },
+      { start: 6.1, end: 12, text: 'y', tokens: [2], avgLogprob: -0.3 },
+    ];
+    const stored = buildContent(words, null, null, engineSegments, { speech: segments });
+    expect((stored.content.segments as { text: string }[]).map((x) => x.text)).toEqual([
+      'And',
+      'so, Americans.',
+    ]);
   });
 
   it('rounds the timeline to milliseconds', () => {

@@ -98,7 +98,7 @@ export function parseSpeakers(value: unknown): SpeakersOption | null {
  * come no nearer than 0.25 s to it are left out first (@hark/diarization `wordsNearSpeech`: text
  * the engine invented in silence or noise), from the text, words, utterances and segments alike;
  * where it hears nobody at all, every word stays. The edges of the words kept that fall in its
- * silence move onto its speech (`heardWords`).
+ * silence move onto its speech (`snappedWords`).
  */
 export function buildContent(
   engineWords: readonly TimedWord[],
@@ -112,26 +112,29 @@ export function buildContent(
     end: w.end,
     text: w.text,
   }));
-  const kept = speech ? heardWords(corrected, speech) : corrected;
-  const built = buildLabelled(kept, diarization);
+  const near = speech
+    ? wordsNearSpeech(
+        corrected,
+        speech.map((s) => ({ ...s, speakers: [] })),
+      )
+    : corrected;
+  const built = buildLabelled(speech ? snappedWords(near, speech) : near, diarization);
   if (engineSegments === undefined) return built;
-  return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, kept) } };
+  // The engine's segments take their words by the engine's own times (a snapped start may pass
+  // the segment boundary the engine drew).
+  return { ...built, content: { ...built.content, segments: segmentsFromWords(engineSegments, near) } };
 }
 
 /**
- * The words the speech comes near (`wordsNearSpeech`), with their edges that fall in silence moved
- * onto the speech (`snapToSpeech`, to the millisecond): DTW puts a first word after a pause up to
- * about half a second early, and subtitles showed it before anyone spoke.
+ * Words with their edges that fall in the speech's silence moved onto the speech (`snapToSpeech`,
+ * to the millisecond): DTW puts a first word after a pause up to about half a second early, and
+ * subtitles showed it before anyone spoke.
  */
-function heardWords<W extends { start: number; end: number; text: string }>(
+function snappedWords<W extends { start: number; end: number; text: string }>(
   words: W[],
   speech: readonly { start: number; end: number }[],
 ): W[] {
-  const near = wordsNearSpeech(
-    words,
-    speech.map((s) => ({ ...s, speakers: [] })),
-  );
-  return snapToSpeech(near, speech).map((w) => ({ ...w, start: ms(w.start), end: ms(w.end) }));
+  return snapToSpeech(words, speech).map((w) => ({ ...w, start: ms(w.start), end: ms(w.end) }));
 }
 
 /** The engine's own segment, as stored for OpenAI's `verbose_json` (never served by Hark's routes). */

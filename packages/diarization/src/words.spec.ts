@@ -137,7 +137,7 @@ describe('snapToSpeech', () => {
     { start: 20, end: 22, speakers: ['A', 'B'] },
   ];
 
-  it('moves a start in silence to where the speech it reaches begins (jfk.wav: "And" at 5.86 s, spoken from 6.3 s)', () => {
+  it('moves a start in silence to where the speech it reaches begins (jfk.wav after a 6 s lead-in: "And" at 5.86 s, spoken from 6.3 s)', () => {
     const [and, so] = snapToSpeech([w('And', 5.86, 6.5), w('so', 6.5, 6.8)], speech);
     expect(and).toEqual({ text: 'And', start: 6.3, end: 6.5 });
     expect(so).toEqual(w('so', 6.5, 6.8));
@@ -162,5 +162,25 @@ describe('snapToSpeech', () => {
     const kept = w('inside', 7, 7.5);
     expect(snapToSpeech([kept], speech)[0]).toBe(kept);
     expect(snapToSpeech([w('far', 18.5, 20.5)], speech, { maxShift: 2 })).toEqual([w('far', 20, 20.5)]);
+  });
+
+  it('keeps overlapping words in order, sorts the segments, and ignores segments that are not finite', () => {
+    // Token times may overlap: the first word's start stops at the next word's.
+    const [a, b] = snapToSpeech([w('a', 5.5, 6.6), w('b', 6.0, 6.2)], speech);
+    expect(a!.start).toBe(6.0);
+    expect(b).toEqual(w('b', 6.0, 6.2));
+    const shuffled = [speech[2]!, { start: Number.NaN, end: 3, speakers: ['A'] }, speech[1]!, speech[0]!];
+    expect(snapToSpeech([w('And', 5.86, 6.5), w('both', 19.7, 22.3)], shuffled)).toEqual([
+      w('And', 6.3, 6.5),
+      w('both', 20, 22),
+    ]);
+  });
+
+  it('ends a word spanning several stretches of speech where the last one it reaches ends', () => {
+    const gaps = [
+      { start: 1, end: 1.5, speakers: ['A'] },
+      { start: 2, end: 3, speakers: ['A'] },
+    ];
+    expect(snapToSpeech([w('long', 0.8, 3.5)], gaps)).toEqual([w('long', 1, 3)]);
   });
 });

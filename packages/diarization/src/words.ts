@@ -52,12 +52,13 @@ export interface SnapOptions {
 /**
  * Word edges that fall where the timeline hears nobody, moved onto the speech the word reaches:
  * a start in silence moves later, to where the next speech begins, when the word's end lies past
- * that point; an end in silence moves earlier, to where the speech holding the (new) start ends.
- * Whisper's DTW word times put a first word after a pause early, into the silence (jfk.wav's
- * "And" at 5.86 s, spoken from about 6.3 s). Edges already in speech, words in no speech at all
- * (`wordsNearSpeech` decides about those), edges farther than `maxShift` (default 1 s) from the
- * speech and moves that would leave less than `minDuration` (default 0.05 s) of the word stay as
- * they are. Only a timeline that hears speech as well as segmentation-3.0 does should snap.
+ * that point (never past the next word's start); an end in silence moves earlier, to where the
+ * last speech the word reaches ends. Whisper's DTW word times put a first word after a pause
+ * early, into the silence (jfk.wav's "what" at 4.88 s, spoken from about 5.38 s). Edges already in
+ * speech, words in no speech at all (`wordsNearSpeech` decides about those), edges farther than
+ * `maxShift` (default 1 s) from the speech and moves that would leave less than `minDuration`
+ * (default 0.05 s) of the word stay as they are. Segments with a time that is not a finite number
+ * are ignored. Only a timeline that hears speech as well as segmentation-3.0 does should snap.
  */
 export function snapToSpeech<W extends Word>(
   words: readonly W[],
@@ -77,12 +78,14 @@ export function snapToSpeech<W extends Word>(
     }
     return lo - 1;
   };
-  return words.map((w) => {
+  return words.map((w, k) => {
     let { start, end } = w;
     const i = spanAt(start);
     if (i < 0 || spans[i]!.end < start) {
       const next = spans[i + 1];
-      if (next && next.start - start <= maxShift && end - next.start >= minDuration) start = next.start;
+      // Words that overlap (token times may) keep their order.
+      const to = Math.min(next?.start ?? Infinity, words[k + 1]?.start ?? Infinity);
+      if (next && to > start && next.start - start <= maxShift && end - to >= minDuration) start = to;
     }
     const j = spanAt(end);
     if (j >= 0 && spans[j]!.end < end) {
@@ -96,7 +99,10 @@ export function snapToSpeech<W extends Word>(
 /** The timeline's segments as sorted spans of speech, touching or overlapping ones merged. */
 function speechSpans(segments: readonly { start: number; end: number }[]): { start: number; end: number }[] {
   const out: { start: number; end: number }[] = [];
-  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
+  const finite = segments.filter(
+    (s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start,
+  );
+  for (const s of finite.sort((a, b) => a.start - b.start)) {
     const last = out[out.length - 1];
     if (last && s.start <= last.end + 1e-6) last.end = Math.max(last.end, s.end);
     else out.push({ start: s.start, end: s.end });
