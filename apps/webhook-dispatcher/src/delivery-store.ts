@@ -43,9 +43,10 @@ export function automaticSlot(attempts: readonly AttemptSummary[], slot: number)
  * still waiting for its receiver is attempt 2, and two attempts of one transcript never take
  * the same number (the unique (transcript_id, attempt) backs that up). Pending records are not
  * listed; a dispatcher that dies mid-send leaves one, and the re-run of its job (same slot, or
- * same replay id) sends again under the same number. A pending record whose re-run never sends
- * (its job gone, the notice acknowledged by a replay meanwhile, or the transcript deleted) stays
- * pending and unlisted: the listed numbers then skip it.
+ * same replay id) sends again under the same number. A re-run that finds the notice acknowledged
+ * by a replay meanwhile sends nothing and finishes the record as interrupted (`interrupt`), so it
+ * is listed and the numbers do not skip it. One whose re-run never comes (its job gone) or whose
+ * transcript was deleted stays pending and unlisted.
  *
  * An automatic attempt is identified by its schedule slot: the k-th automatic record of a
  * transcript, pending or not, is slot k. Slots begin strictly in order (slot k + 1 is only
@@ -108,6 +109,29 @@ export class DeliveryStore {
         select: SUMMARY,
       });
     });
+  }
+
+  /**
+   * Finishes a pending record whose send was cut off (its dispatcher stopped mid-send) and will
+   * not be made again: not delivered, no answer, no duration, `error` saying so; its time stays
+   * when the send began. Null, and nothing written, when the record is finished already. A run
+   * of the same job still alive and sending (a stalled job picked up twice) then finds the record
+   * finished and its outcome is not written, as with two runs' `finish`.
+   */
+  async interrupt(id: string, error: string): Promise<AttemptSummary | null> {
+    const [row] = await this.db.webhookDelivery.updateManyAndReturn({
+      where: { id, pending: true },
+      data: {
+        pending: false,
+        delivered: false,
+        statusCode: null,
+        error,
+        responsePreview: null,
+        durationMs: null,
+      },
+      select: SUMMARY,
+    });
+    return row ?? null;
   }
 
   /**

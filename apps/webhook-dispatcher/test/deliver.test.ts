@@ -467,6 +467,45 @@ it('a send that died before its record: the re-run sends again under the same nu
   expect(rx.requests).toHaveLength(2);
 });
 
+it('a send that died before its record, then a replay acknowledged: the re-run sends nothing and the interrupted attempt is listed, not left pending', async () => {
+  await h.start(ONCE);
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id, 'done', false);
+  // As if a dispatcher began attempt 1 and died mid-send; the caller's replay is then acknowledged.
+  const store = new DeliveryStore(h.db);
+  const begun = await store.begin({
+    id: newId('whd'),
+    transcriptId: id,
+    url: rx.url,
+    manual: false,
+    slot: 1,
+    startedAt: new Date(Date.now() - 60_000),
+  });
+  if (begun === 'gone') throw new Error('the transcript is not deleted');
+  const replayId = (await h.queues.webhooks.enqueueReplay(id)).id!;
+  expect(await jobResult(replayId)).toMatchObject({ attempt: 2, delivered: true, sent: true });
+  await h.enqueueAttempt(id, 1);
+  expect(await jobResult(webhookJobId(id, 1))).toEqual({
+    status: 'recorded',
+    deliveryId: begun.id,
+    attempt: 1,
+    delivered: false,
+    sent: false,
+  });
+  const records = await h.deliveries(id);
+  expect(records.map((r) => [r.attempt, r.manual, r.delivered, r.statusCode, r.error, r.durationMs])).toEqual(
+    [
+      [1, false, false, null, 'interrupted', null],
+      [2, true, true, 200, null, expect.any(Number)],
+    ],
+  );
+  // Its time is when its send began, before the replay's.
+  expect(records[0]!.createdAt.getTime()).toBeLessThan(records[1]!.createdAt.getTime());
+  expect(await h.db.webhookDelivery.count({ where: { transcriptId: id, pending: true } })).toBe(0);
+  expect(rx.requests).toHaveLength(1);
+});
+
 it('with ALLOW_PRIVATE_URLS off (production), a webhookUrl resolving to loopback is refused at connect time', async () => {
   await h.start({ ...ONCE, ALLOW_PRIVATE_URLS: 'false' });
   const rx = await receiver();

@@ -224,7 +224,8 @@ export const WebhookDeliverySchema = Type.Object(
     delivered: Type.Boolean({ description: 'True only for a 2xx answer.' }),
     statusCode: Nullable(Type.Integer(), { description: "The endpoint's answer; null when there was none." }),
     error: Nullable(Type.String(), {
-      description: 'What stopped the request on the service side; null when the endpoint answered.',
+      description:
+        'What stopped the request on the service side; null when the endpoint answered. One of `timeout`, `dns_failed`, `blocked_address` (the host resolves to an address that is not public), `connection_refused`, `connection_reset`, `tls_failed`, `too_many_redirects`, `request_failed`, or `interrupted`: the service stopped during this automatic attempt (the endpoint may have received it) and did not make it again, since a later attempt was acknowledged.',
     }),
     responsePreview: Nullable(Type.String({ maxLength: 512 }), {
       description: 'Start of the response body (at most 512 characters), credential-like content removed.',

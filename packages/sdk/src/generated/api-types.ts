@@ -227,7 +227,7 @@ export interface WebhookDelivery {
   delivered: boolean;
   /** The endpoint's answer; null when there was none. */
   statusCode: number | null;
-  /** What stopped the request on the service side; null when the endpoint answered. */
+  /** What stopped the request on the service side; null when the endpoint answered. One of `timeout`, `dns_failed`, `blocked_address` (the host resolves to an address that is not public), `connection_refused`, `connection_reset`, `tls_failed`, `too_many_redirects`, `request_failed`, or `interrupted`: the service stopped during this automatic attempt (the endpoint may have received it) and did not make it again, since a later attempt was acknowledged. */
   error: string | null;
   /** Start of the response body (at most 512 characters), credential-like content removed. */
   responsePreview: string | null;
