@@ -44,4 +44,11 @@ describe('oracleAssignment', () => {
     const two = [t('alice', 0, 10), t('bob', 0, 10)];
     expect(Array.from(oracleAssignment(three, 0, two, ['alice', 'bob']))).toEqual([0, 1, 4]);
   });
+
+  it('gives a local speaker too short to be named no say in who the others are', () => {
+    // Local 1 (0.25 s, over alice) must not take alice from local 0, which shares most with her.
+    const ref = [t('alice', 0, 1), t('bob', 1, 1.95)];
+    const act = activity([0, 0, 1.95], [1, 0, 0.25]);
+    expect(Array.from(oracleAssignment(act, 0, ref, ['alice', 'bob']))).toEqual([0, -1, -1]);
+  });
 });

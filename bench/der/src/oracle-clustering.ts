@@ -42,6 +42,8 @@ export function oracleAssignment(
       });
     }
   }
+  // Local speakers too short to be named take no part: they must not take a name from a longer one.
+  for (let s = 0; s < LOCAL; s++) if (active[s]! < minSeconds - 1e-9) shared[s]!.fill(0);
   const best = maxWeightAssignment(shared);
   const out = new Int32Array(LOCAL).fill(-1);
   const used = new Set(best.filter((j, s) => j >= 0 && shared[s]![j]! > 0));
