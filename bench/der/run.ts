@@ -52,7 +52,7 @@ import { clip, type EvalFile, joinMeetings, placeTurns } from './src/eval-set';
 import { readRttm, type Turn } from './src/rttm';
 import { OracleClustering } from './src/oracle-clustering';
 import { SherpaPeer } from './src/sherpa-peer';
-import { describeErrors, type EdgeScore, edgeErrors } from './src/word-onsets';
+import { addEdges, describeErrors, edgeErrors, noEdges } from './src/word-onsets';
 import { scoreWords, type WordScore } from './src/word-speakers';
 
 interface Pipeline {
@@ -232,34 +232,26 @@ async function scoreSet(
       if (fileWords) {
         const w = scoreWords(labelWords(fileWords, result.segments), ref, e0.mapping);
         // The worker's speech gate (HARK_SPEECH_GATE): the words the timeline comes near.
-        const gated = scoreWords(
-          labelWords(wordsNearSpeech(fileWords, result.segments), result.segments),
-          ref,
-          e0.mapping,
-        );
+        const heard = wordsNearSpeech(fileWords, result.segments);
+        const gated = scoreWords(labelWords(heard, result.segments), ref, e0.mapping);
         for (const k of ['words', 'scored', 'wrong', 'outside'] as const) {
           wordSum[k] += w[k];
           gatedSum[k] += gated[k];
         }
         if (diarizer instanceof NeuralDiarizer) {
-          const heard = wordsNearSpeech(fileWords, result.segments);
           addEdges(edges.timeline, edgeErrors(heard, ref, f.uem));
           addEdges(edges.timelineSnapped, edgeErrors(snapToSpeech(heard, result.segments), ref, f.uem));
           for (const [n, step] of speechSteps.entries()) {
             const sum = plainSums[n]!;
             const t0 = performance.now();
-            const speech = (await diarizer.speech(f.audio, { step })).map((r) => ({ ...r, speakers: ['x'] }));
+            const speech = await diarizer.speech(f.audio, { step });
             sum.seconds += (performance.now() - t0) / 1000;
+            const near = wordsNearSpeech(fileWords, speech);
             if (n === 0) {
-              const near = wordsNearSpeech(fileWords, speech);
               addEdges(edges.pass, edgeErrors(near, ref, f.uem));
               addEdges(edges.passSnapped, edgeErrors(snapToSpeech(near, speech), ref, f.uem));
             }
-            const plain = scoreWords(
-              labelWords(wordsNearSpeech(fileWords, speech), result.segments),
-              ref,
-              e0.mapping,
-            );
+            const plain = scoreWords(labelWords(near, result.segments), ref, e0.mapping);
             for (const k of ['words', 'scored', 'wrong', 'outside'] as const) sum[k] += plain[k];
           }
         }
@@ -316,14 +308,6 @@ async function scoreSet(
   console.log('');
   for (const s of summary) console.log(s);
   console.log(`load average after: ${load()}`);
-}
-
-const noEdges = (): EdgeScore => ({ onsets: 0, onsetErrors: [], ends: 0, endErrors: [] });
-function addEdges(sum: EdgeScore, e: EdgeScore): void {
-  sum.onsets += e.onsets;
-  sum.onsetErrors.push(...e.onsetErrors);
-  sum.ends += e.ends;
-  sum.endErrors.push(...e.endErrors);
 }
 
 function wordRow(name: string, id: string, idWidth: number, w: WordScore): string {

@@ -11,6 +11,20 @@ import { type Reply, dispatcherTest, signatureValid } from './dispatcher-env';
 jest.setTimeout(40_000);
 
 /** Two automatic attempts 1.1 s apart (so `t` changes), 1 s send time-out. */
+/** What a dispatcher's run of automatic attempt `slot` begins with (a fresh record id each call). */
+const automaticBegin = (
+  transcriptId: string,
+  url: string,
+  slot: number,
+  startedAt = new Date(),
+): BeginInput => ({
+  id: newId('whd'),
+  transcriptId,
+  url,
+  manual: false,
+  slot,
+  startedAt,
+});
 const FAST = { HARK_WEBHOOK_SCHEDULE_MS: '0,1100', HARK_WEBHOOK_TIMEOUT_MS: '1000' };
 const ONCE = { HARK_WEBHOOK_SCHEDULE_MS: '0', HARK_WEBHOOK_TIMEOUT_MS: '1000' };
 
@@ -274,14 +288,8 @@ it('a deletion while a send is in flight: its outcome brings back no response pr
   const id = await h.transcript('https://hooks.example.com/h?token=WHTOKEN123SECRET');
   await h.finish(id, 'done', false);
   const store = new DeliveryStore(h.db);
-  const begin = (slot: number): BeginInput => ({
-    id: newId('whd'),
-    transcriptId: id,
-    url: 'https://hooks.example.com/h?token=WHTOKEN123SECRET',
-    manual: false,
-    slot,
-    startedAt: new Date(),
-  });
+  const begin = (slot: number) =>
+    automaticBegin(id, 'https://hooks.example.com/h?token=WHTOKEN123SECRET', slot);
   const outcome: AttemptResult = {
     startedAt: new Date(),
     delivered: false,
@@ -337,14 +345,7 @@ it('a re-run that finds its attempt recorded sends nothing again and still queue
   await h.finish(id, 'done', false);
   // As if a dispatcher sent attempt 1, recorded it, and died before queueing attempt 2.
   const store = new DeliveryStore(h.db);
-  const crashed: BeginInput = {
-    id: newId('whd'),
-    transcriptId: id,
-    url: rx.url,
-    manual: false,
-    slot: 1,
-    startedAt: new Date(),
-  };
+  const crashed = automaticBegin(id, rx.url, 1);
   expect(await store.begin(crashed)).toMatchObject({ id: crashed.id, attempt: 1, pending: true });
   const outcome = {
     startedAt: new Date(),
@@ -445,11 +446,10 @@ it('a send that died before its record: the re-run sends again under the same nu
   await h.finish(id, 'done', false);
   // As if a dispatcher began attempt 1 (its number taken) and died before it finished.
   const store = new DeliveryStore(h.db);
-  const started = { transcriptId: id, url: rx.url, manual: false, startedAt: new Date() };
-  const begun = await store.begin({ ...started, id: newId('whd'), slot: 1 });
+  const begun = await store.begin(automaticBegin(id, rx.url, 1));
   if (begun === 'gone') throw new Error('the transcript is not deleted');
   expect(begun).toMatchObject({ attempt: 1, pending: true });
-  expect(await store.begin({ ...started, id: newId('whd'), slot: 1 })).toMatchObject({ id: begun.id }); // one per slot
+  expect(await store.begin(automaticBegin(id, rx.url, 1))).toMatchObject({ id: begun.id }); // one per slot
   await h.enqueueAttempt(id, 1);
   expect(await jobResult(webhookJobId(id, 1))).toEqual({
     status: 'recorded',
@@ -474,14 +474,7 @@ it('a send that died before its record, then a replay acknowledged: the re-run s
   await h.finish(id, 'done', false);
   // As if a dispatcher began attempt 1 and died mid-send; the caller's replay is then acknowledged.
   const store = new DeliveryStore(h.db);
-  const begun = await store.begin({
-    id: newId('whd'),
-    transcriptId: id,
-    url: rx.url,
-    manual: false,
-    slot: 1,
-    startedAt: new Date(Date.now() - 60_000),
-  });
+  const begun = await store.begin(automaticBegin(id, rx.url, 1, new Date(Date.now() - 60_000)));
   if (begun === 'gone') throw new Error('the transcript is not deleted');
   const replayId = (await h.queues.webhooks.enqueueReplay(id)).id!;
   expect(await jobResult(replayId)).toMatchObject({ attempt: 2, delivered: true, sent: true });

@@ -112,12 +112,7 @@ export function buildContent(
     end: w.end,
     text: w.text,
   }));
-  const near = speech
-    ? wordsNearSpeech(
-        corrected,
-        speech.map((s) => ({ ...s, speakers: [] })),
-      )
-    : corrected;
+  const near = speech ? wordsNearSpeech(corrected, speech) : corrected;
   const built = buildLabelled(speech ? snappedWords(near, speech) : near, diarization);
   if (engineSegments === undefined) return built;
   // The engine's segments take their words by the engine's own times (a snapped start may pass

@@ -166,7 +166,8 @@ function mergeBySpeaker(turns: Turn[]): Turn[] {
   );
 }
 
-function mergeIntervals(intervals: [number, number][]): [number, number][] {
+/** Intervals sorted by start, overlapping and touching ones merged. */
+export function mergeIntervals(intervals: [number, number][]): [number, number][] {
   const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
   for (const [a, b] of sorted) {

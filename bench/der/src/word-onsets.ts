@@ -1,9 +1,6 @@
+import type { Span } from '@hark/diarization';
+import { mergeIntervals } from './der';
 import type { Turn } from './rttm';
-
-interface Span {
-  start: number;
-  end: number;
-}
 
 export interface EdgeScore {
   /** Reference onsets (speech after `silence` seconds of nobody) with a word to time them by. */
@@ -18,14 +15,17 @@ export interface EdgeScore {
 
 /** Union of the reference turns (anyone speaking), sorted, touching spans merged. */
 export function speechOf(reference: readonly Turn[]): Span[] {
-  const sorted = [...reference].sort((a, b) => a.start - b.start);
-  const out: Span[] = [];
-  for (const t of sorted) {
-    const last = out[out.length - 1];
-    if (last && t.start <= last.end) last.end = Math.max(last.end, t.end);
-    else out.push({ start: t.start, end: t.end });
-  }
-  return out;
+  return mergeIntervals(reference.map((t) => [t.start, t.end])).map(([start, end]) => ({ start, end }));
+}
+
+export const noEdges = (): EdgeScore => ({ onsets: 0, onsetErrors: [], ends: 0, endErrors: [] });
+
+/** Adds `e`'s onsets and ends to `sum`. */
+export function addEdges(sum: EdgeScore, e: EdgeScore): void {
+  sum.onsets += e.onsets;
+  sum.onsetErrors.push(...e.onsetErrors);
+  sum.ends += e.ends;
+  sum.endErrors.push(...e.endErrors);
 }
 
 /**

@@ -28,6 +28,7 @@ export {
   labelWords,
   SPEECH_GATE_MARGIN,
   snapToSpeech,
+  type Span,
   type SnapOptions,
   wordsNearSpeech,
   type LabeledWord,

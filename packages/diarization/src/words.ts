@@ -6,6 +6,12 @@ export interface Word {
   text: string;
 }
 
+/** A stretch of time, in seconds (a timeline's segment, or where anyone speaks). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
 export type LabeledWord<W extends Word = Word> = W & { speaker: string | null };
 
 export interface Utterance {
@@ -35,7 +41,7 @@ export const SPEECH_GATE_MARGIN = 0.25;
  */
 export function wordsNearSpeech<W extends Word>(
   words: readonly W[],
-  segments: readonly Segment[],
+  segments: readonly Span[],
   margin = SPEECH_GATE_MARGIN,
 ): W[] {
   if (segments.length === 0) return [...words];
@@ -62,22 +68,13 @@ export interface SnapOptions {
  */
 export function snapToSpeech<W extends Word>(
   words: readonly W[],
-  segments: readonly { start: number; end: number }[],
+  segments: readonly Span[],
   { maxShift = 1, minDuration = 0.05 }: SnapOptions = {},
 ): W[] {
   const spans = speechSpans(segments);
   if (spans.length === 0) return [...words];
   // Index of the last span starting at or before t (-1: none).
-  const spanAt = (t: number): number => {
-    let lo = 0;
-    let hi = spans.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (spans[mid]!.start <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
-  };
+  const spanAt = (t: number): number => startingBefore(spans, t, true) - 1;
   return words.map((w, k) => {
     let { start, end } = w;
     const i = spanAt(start);
@@ -97,8 +94,8 @@ export function snapToSpeech<W extends Word>(
 }
 
 /** The timeline's segments as sorted spans of speech, touching or overlapping ones merged. */
-function speechSpans(segments: readonly { start: number; end: number }[]): { start: number; end: number }[] {
-  const out: { start: number; end: number }[] = [];
+function speechSpans(segments: readonly Span[]): Span[] {
+  const out: Span[] = [];
   const finite = segments.filter(
     (s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start,
   );
@@ -175,21 +172,34 @@ export function buildUtterances(
 }
 
 /** Segments sorted by start with a running maximum of ends: finds overlaps in O(log n + hits). */
-class SegmentIndex {
-  private readonly sorted: Segment[];
+/** How many of `sorted` (by start) start before `t`, or at `t` when `inclusive`. */
+function startingBefore(sorted: readonly Span[], t: number, inclusive: boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const s = sorted[mid]!.start;
+    if (s < t || (inclusive && s === t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+class SegmentIndex<S extends Span = Segment> {
+  private readonly sorted: S[];
   private readonly maxEnd: number[];
 
-  constructor(segments: readonly Segment[]) {
+  constructor(segments: readonly S[]) {
     this.sorted = [...segments].sort((a, b) => a.start - b.start);
     let max = -Infinity;
     this.maxEnd = this.sorted.map((s) => (max = Math.max(max, s.end)));
   }
 
   /** Segments with a non-empty intersection with [start, end]; a point word matches what contains it. */
-  overlapping(start: number, end: number): Segment[] {
-    const hits: Segment[] = [];
+  overlapping(start: number, end: number): S[] {
+    const hits: S[] = [];
     const point = start === end;
-    for (let i = this.startingBefore(end, point) - 1; i >= 0 && this.maxEnd[i]! >= start; i--) {
+    for (let i = startingBefore(this.sorted, end, point) - 1; i >= 0 && this.maxEnd[i]! >= start; i--) {
       const s = this.sorted[i]!;
       if (s.end > start || (point && s.end === start)) hits.push(s);
     }
@@ -197,14 +207,14 @@ class SegmentIndex {
   }
 
   /** Seconds each speaker overlaps [start, end]; when nothing does, the nearest segment's speakers. */
-  speakerTime({ start, end }: Word): Map<string, number> {
+  speakerTime(this: SegmentIndex, { start, end }: Word): Map<string, number> {
     const time = new Map<string, number>();
     for (const s of this.overlapping(start, end)) {
       const t = Math.max(Math.min(s.end, end) - Math.max(s.start, start), 0);
       for (const name of s.speakers) time.set(name, (time.get(name) ?? 0) + t);
     }
     if (time.size > 0) return time;
-    const after = this.startingBefore(end, false);
+    const after = startingBefore(this.sorted, end, false);
     let nearest = this.sorted[after];
     let gap = nearest ? nearest.start - end : Infinity;
     for (let i = after - 1; i >= 0; i--) {
@@ -214,18 +224,5 @@ class SegmentIndex {
     }
     for (const name of nearest?.speakers ?? []) time.set(name, 0);
     return time;
-  }
-
-  /** How many segments start before `t` (or at `t` when `inclusive`). */
-  private startingBefore(t: number, inclusive: boolean): number {
-    let lo = 0;
-    let hi = this.sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const s = this.sorted[mid]!.start;
-      if (s < t || (inclusive && s === t)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }

@@ -36,22 +36,27 @@ export class KeyScrubber {
    * `cause` itself when nothing reachable from it quotes the key; otherwise a copy of the path to
    * every quote: each Error on it rebuilt with its class (so `instanceof TypeError` and
    * AggregateError's `errors` still hold), name, message, stack and `code` scrubbed, its `cause`
-   * and `errors` copied the same way, other properties and non-Error causes dropped.
+   * and `errors` copied the same way, other properties and non-Error causes that quote it dropped.
    */
   error(cause: unknown): unknown {
-    return this.quotes(cause, new WeakSet(), 0) ? this.copy(cause, 0) : cause;
+    return this.scrubbed(cause, 0);
   }
 
+  /** `value` when nothing reachable from it quotes the key; else its copy (undefined: dropped). */
+  private scrubbed(value: unknown, depth: number): unknown {
+    return this.quotes(value, new WeakSet(), depth) ? this.copy(value, depth) : value;
+  }
+
+  /** A copy of `value`, which quotes the key (see `error`). */
   private copy(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.text(value);
     if (!(value instanceof Error) || depth >= MAX_DEPTH) return undefined;
-    if (!this.quotes(value, new WeakSet(), depth)) return value;
-    const inner = this.copy(value.cause, depth + 1);
+    const inner = this.scrubbed(value.cause, depth + 1);
     const options = inner === undefined ? undefined : { cause: inner };
     const message = this.text(value.message);
     const aggregate = value instanceof AggregateError;
     const errors = aggregate
-      ? (value.errors as unknown[]).map((e) => this.copy(e, depth + 1)).filter((e) => e !== undefined)
+      ? (value.errors as unknown[]).map((e) => this.scrubbed(e, depth + 1)).filter((e) => e !== undefined)
       : [];
     const ctor = value.constructor;
     const target =
