@@ -297,11 +297,20 @@ describe('delete', () => {
           .send({ uploadId, ...body })
           .expect(201)
       ).body.data.id as string;
+    const digests = () =>
+      api.db.upload.findUniqueOrThrow({
+        where: { id: uploadId },
+        select: { sha256: true, actualSha256: true },
+      });
+    const declared = { sha256: 'cd'.repeat(32), actualSha256: 'cd'.repeat(32) };
+    await api.db.upload.update({ where: { id: uploadId }, data: declared });
     const first = await fromUpload({});
     await finish(first, 5);
     const second = await fromUpload({ language: 'en' });
     await request(api.app).delete(`/v1/transcripts/${first}`).set(api.auth).expect(200);
     expect(await api.deps.blobs.exists(uploadId)).toBe(true);
+    // The worker still checks the sibling's bytes against the declared digest.
+    expect(await digests()).toEqual(declared);
     // Gone for the caller at once: no new transcript, no resumption.
     await request(api.app).get(`/v1/uploads/${uploadId}`).set(api.auth).expect(404);
     const again = await request(api.app).post('/v1/transcripts').set(api.auth).send({ uploadId }).expect(404);
@@ -310,6 +319,7 @@ describe('delete', () => {
     await finish(second, 5);
     await request(api.app).delete(`/v1/transcripts/${second}`).set(api.auth).expect(200);
     expect(await api.deps.blobs.exists(uploadId)).toBe(false);
+    expect(await digests()).toEqual({ sha256: null, actualSha256: null });
   });
 });
 

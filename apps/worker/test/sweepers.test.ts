@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -216,29 +217,40 @@ describe('upload sweep', () => {
     expect((await h.db.upload.findUniqueOrThrow({ where: { id: withDone } })).usedAt).not.toBeNull();
 
     const old = new Date(Date.now() - 25 * HOUR);
-    await h.db.upload.updateMany({ where: { id: { in: [failedOnly, withDone] } }, data: { updatedAt: old } });
+    await h.db.upload.updateMany({
+      where: { id: { in: [failedOnly, withDone] } },
+      data: { updatedAt: old, sha256: 'ab'.repeat(32) },
+    });
     await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     const swept = await h.db.upload.findUniqueOrThrow({ where: { id: failedOnly } });
     expect(swept.erasedAt).not.toBeNull();
+    expect([swept.sha256, swept.actualSha256, swept.hashState]).toEqual([null, null, null]);
     expect(existsSync(blobFile(failedOnly))).toBe(false);
     // The failed transcript is still there, naming its erased upload.
     expect((await h.db.transcript.findUniqueOrThrow({ where: { id: failed } })).status).toBe('failed');
-    expect((await h.db.upload.findUniqueOrThrow({ where: { id: withDone } })).erasedAt).toBeNull();
+    const kept = await h.db.upload.findUniqueOrThrow({ where: { id: withDone } });
+    expect([kept.erasedAt, kept.sha256]).toEqual([null, 'ab'.repeat(32)]);
     expect(existsSync(blobFile(withDone))).toBe(true);
     expect(await checkAccountInvariants(h.db, acct.accountId)).toEqual([]);
   });
 
   it('removes the file an erasure left behind (crash between commit and file removal)', async () => {
     const { uploadId } = await doneTranscript({ expiresAt: null });
-    // The erasure committed, the process died before removing the file.
-    await h.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date(), hashState: null } });
+    // The erasure committed, the process died before removing the file. This one is of a
+    // version that kept the upload's digests, which the sweep forgets as well.
+    await h.db.upload.update({
+      where: { id: uploadId },
+      data: { erasedAt: new Date(), hashState: null, sha256: 'ef'.repeat(32), actualSha256: 'ef'.repeat(32) },
+    });
     expect(existsSync(blobFile(uploadId))).toBe(true);
 
     const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     expect(result.erasedFilesRemoved).toBeGreaterThanOrEqual(1);
     expect(existsSync(blobFile(uploadId))).toBe(false);
-    // The row stays: the transcript still references it.
-    expect(await h.db.upload.findUnique({ where: { id: uploadId } })).not.toBeNull();
+    // The row stays: the transcript still references it. Its digests do not.
+    expect(
+      await h.db.upload.findUnique({ where: { id: uploadId }, select: { sha256: true, actualSha256: true } }),
+    ).toEqual({ sha256: null, actualSha256: null });
   });
 });
 
@@ -246,12 +258,21 @@ describe('erased uploads still read', () => {
   it('keeps the file while a transcript made from the upload processes, then removes it', async () => {
     const acct = await h.account(1000);
     const uploadId = await h.upload(acct, Buffer.from('shared audio'));
+    const declared = createHash('sha256').update('shared audio').digest('hex');
+    await h.db.upload.update({ where: { id: uploadId }, data: { sha256: declared } });
+    const digests = () =>
+      h.db.upload.findUniqueOrThrow({
+        where: { id: uploadId },
+        select: { sha256: true, actualSha256: true },
+      });
     const reader = await h.transcript(acct, { uploadId });
     // Its sibling was deleted: the upload is erased, the processing one still needs the bytes.
     await h.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date(), hashState: null } });
 
     await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     expect(existsSync(blobFile(uploadId))).toBe(true);
+    // And the declared digest, which the reader's bytes are checked against (below).
+    expect(await digests()).toEqual({ sha256: declared, actualSha256: null });
     const workDir = await mkdtemp(path.join(tmpdir(), 'hark-erased-'));
     try {
       const source = await fetchAudio(
@@ -270,6 +291,8 @@ describe('erased uploads still read', () => {
     const result = await sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24 });
     expect(result.erasedFilesRemoved).toBeGreaterThanOrEqual(1);
     expect(existsSync(blobFile(uploadId))).toBe(false);
+    expect(result.digestsForgotten).toBeGreaterThanOrEqual(1);
+    expect(await digests()).toEqual({ sha256: null, actualSha256: null });
   });
 });
 

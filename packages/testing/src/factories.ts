@@ -67,7 +67,7 @@ export async function createProcessingTranscript(
 /**
  * Gives a transcript the caller-supplied data it can carry (an audio URL with presigned
  * credentials, a webhook URL with a token, personal metadata, an OpenAI-route prompt, an error
- * message, an audio digest) and two delivery records of its notice echoing some of it: what a
+ * message, an audio digest, on its upload too) and two delivery records of its notice echoing some of it: what a
  * deletion or the retention sweep must erase.
  */
 export async function withCallerData(db: Db, id: string): Promise<void> {
@@ -82,6 +82,11 @@ export async function withCallerData(db: Db, id: string): Promise<void> {
       errorMessage: 'The audio could not be decoded.',
       audioSha256: 'ab'.repeat(32),
     },
+  });
+  // The upload's digests, declared and computed: fingerprints of the audio.
+  await db.upload.updateMany({
+    where: { transcripts: { some: { id } } },
+    data: { sha256: 'ab'.repeat(32), actualSha256: 'ab'.repeat(32) },
   });
   for (const attempt of [1, 2]) {
     await db.webhookDelivery.create({
@@ -106,6 +111,12 @@ export async function callerDataLeft(db: Db, id: string) {
     where: { transcriptId: id },
     orderBy: { attempt: 'asc' },
   });
+  const upload = t.uploadId
+    ? await db.upload.findUniqueOrThrow({
+        where: { id: t.uploadId },
+        select: { sha256: true, actualSha256: true, hashState: true },
+      })
+    : null;
   return {
     row: {
       url: t.url,
@@ -118,11 +129,15 @@ export async function callerDataLeft(db: Db, id: string) {
       glossary: t.glossary,
       content: t.content,
     },
+    upload,
     deliveries: deliveries.map((d) => [d.attempt, d.url, d.responsePreview, d.statusCode, d.delivered]),
   };
 }
 
-/** `callerDataLeft` after an erasure of a transcript given `withCallerData`: nothing but the URLs' origins. */
+/**
+ * `callerDataLeft` after an erasure of a transcript made from an upload and given
+ * `withCallerData`: nothing but the URLs' origins.
+ */
 export const CALLER_DATA_ERASED = {
   row: {
     url: null,
@@ -135,6 +150,7 @@ export const CALLER_DATA_ERASED = {
     glossary: null,
     content: null,
   },
+  upload: { sha256: null, actualSha256: null, hashState: null },
   deliveries: [
     [1, 'https://hooks.example.com:8443', null, 500, false],
     [2, 'https://hooks.example.com:8443', null, 200, true],

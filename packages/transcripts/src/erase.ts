@@ -1,4 +1,5 @@
 import { Prisma } from '@hark/db';
+import { forgetUploadDigests } from './upload-readers';
 
 /**
  * The erasure a deletion (API) and the retention sweep (worker) share, inside the caller's
@@ -13,8 +14,9 @@ import { Prisma } from '@hark/db';
  * cost, model, the timestamps, the usage record and ledger. `deletedAt` is set to `now`.
  *
  * The upload is marked erased (`erasedAt`, its hash state dropped), which ends every new use of
- * it. Its bytes are the caller's to remove after the commit, and only once no processing
- * transcript reads them (`uploadStillRead`); otherwise the upload sweeper removes them later.
+ * it, and its digests go unless a processing transcript reads it (`forgetUploadDigests`). Its
+ * bytes are the caller's to remove after the commit, and only once no processing transcript reads
+ * them (`uploadStillRead`); otherwise the upload sweeper removes them, and the digests, later.
  * Returns the upload's id, if any.
  */
 export async function eraseTranscript(
@@ -43,6 +45,9 @@ export async function eraseTranscript(
     // Set again when a sibling erased it before: the upload sweeper re-checks erased uploads
     // for a leftover file for a while after `erasedAt`.
     await tx.upload.updateMany({ where: { id: uploadId }, data: { erasedAt: now, hashState: null } });
+    // A statement of its own, after the row lock above: a create of a transcript of the upload
+    // that held the lock has committed by now, and this sees it as a reader.
+    await forgetUploadDigests(tx, uploadId);
   }
   return uploadId;
 }

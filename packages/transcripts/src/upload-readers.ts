@@ -14,3 +14,34 @@ export const UNREAD_UPLOADS = {
 export async function uploadStillRead(db: Db | Prisma.TransactionClient, uploadId: string): Promise<boolean> {
   return (await db.transcript.count({ where: { uploadId, status: 'processing' } })) > 0;
 }
+
+/**
+ * What an erased upload keeps of its audio once no transcript reads it: nothing. Its declared and
+ * computed SHA-256 are fingerprints of the audio (whoever holds a copy of a file could confirm it
+ * was sent), so they go with the bytes. For an erasure that knows no transcript reads the upload
+ * (its transcripts all failed or were canceled, or none was made); otherwise see
+ * `forgetUploadDigests`. The row stays where transcripts still name it.
+ */
+export const ERASED_UNREAD_UPLOAD = { hashState: null, sha256: null, actualSha256: null } as const;
+
+/**
+ * Drops the digests of erased uploads that no processing transcript reads (one still processing
+ * checks its bytes against the declared digest): the upload `uploadId`, or every such upload.
+ * One statement, so a transcript that reads the upload is seen or has not been made: a create
+ * locks the upload row and refuses it once erased. Resolves with the uploads changed.
+ */
+export async function forgetUploadDigests(
+  db: Db | Prisma.TransactionClient,
+  uploadId?: string,
+): Promise<number> {
+  const { count } = await db.upload.updateMany({
+    where: {
+      ...(uploadId === undefined ? {} : { id: uploadId }),
+      erasedAt: { not: null },
+      OR: [{ sha256: { not: null } }, { actualSha256: { not: null } }],
+      ...UNREAD_UPLOADS,
+    },
+    data: { sha256: null, actualSha256: null },
+  });
+  return count;
+}

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
-import { NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
+import { ERASED_UNREAD_UPLOAD, NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
 import {
   BodyPrint,
   KeyTaken,
@@ -430,7 +430,7 @@ export class UploadService {
   private async lost(id: string, receivedBytes: bigint): Promise<HarkError> {
     await this.db.upload.updateMany({
       where: { id, receivedBytes, erasedAt: null, usedAt: null },
-      data: { erasedAt: new Date(), hashState: null },
+      data: { erasedAt: new Date(), ...ERASED_UNREAD_UPLOAD },
     });
     return new HarkError(
       'upload_not_found',

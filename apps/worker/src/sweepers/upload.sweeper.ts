@@ -1,5 +1,5 @@
 import type { Db } from '@hark/db';
-import { UNREAD_UPLOADS } from '@hark/transcripts';
+import { ERASED_UNREAD_UPLOAD, forgetUploadDigests, UNREAD_UPLOADS } from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 
 export interface UploadSweepDeps extends SweepDeps {
@@ -15,6 +15,12 @@ export interface UploadSweepResult {
    * transcript made from the upload was still processing then (it read them).
    */
   erasedFilesRemoved: number;
+  /**
+   * Erased uploads whose digests were dropped: a transcript made from the upload was still
+   * processing at the erasure (it checks its bytes against them), or it was erased by a version
+   * that kept them.
+   */
+  digestsForgotten: number;
   /** Blobs with no upload row removed (see `sweepOrphanBlobs`). */
   orphansRemoved: number;
 }
@@ -28,13 +34,19 @@ const ERASED_RECHECK_MS = 7 * 24 * 3600_000;
 
 /**
  * Removes uploads that nobody transcribed within the TTL (counted from their last chunk), and
- * the files that erased uploads left behind (once no processing transcript reads them).
+ * the files and digests that erased uploads left behind (once no processing transcript reads
+ * them).
  */
 export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepResult> {
   const now = (deps.now ?? (() => new Date()))();
   const batchSize = deps.batchSize ?? 100;
   const cutoff = new Date(now.getTime() - deps.uploadTtlHours * 3600_000);
-  const result: UploadSweepResult = { removed: 0, erasedFilesRemoved: 0, orphansRemoved: 0 };
+  const result: UploadSweepResult = {
+    removed: 0,
+    erasedFilesRemoved: 0,
+    digestsForgotten: 0,
+    orphansRemoved: 0,
+  };
 
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     // Unused: never used, or its transcripts all failed or were canceled (`releaseUpload`).
@@ -58,6 +70,8 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     await deps.blobs.remove(id);
     result.erasedFilesRemoved++;
   }
+  // Not bounded by the re-check window: a null test on erased rows, few of which have any left.
+  result.digestsForgotten = await forgetUploadDigests(deps.db);
   result.orphansRemoved = await sweepOrphanBlobs({ db: deps.db, blobs: deps.blobs, before: cutoff });
   return result;
 }
@@ -115,7 +129,7 @@ async function removeUnused(
     await deps.blobs.remove(id);
     // Failed or canceled transcripts still name it: the row stays, erased, as after a deletion.
     if ((await tx.transcript.count({ where: { uploadId: id } })) > 0) {
-      await tx.upload.update({ where: { id }, data: { erasedAt: new Date(), hashState: null } });
+      await tx.upload.update({ where: { id }, data: { erasedAt: new Date(), ...ERASED_UNREAD_UPLOAD } });
     } else {
       await tx.upload.delete({ where: { id } });
     }
