@@ -161,7 +161,8 @@ describe('snapToSpeech', () => {
     // The same object back when nothing moves; a copy when something does.
     const kept = w('inside', 7, 7.5);
     expect(snapToSpeech([kept], speech)[0]).toBe(kept);
-    expect(snapToSpeech([w('far', 18.5, 20.5)], speech, { maxShift: 2 })).toEqual([w('far', 20, 20.5)]);
+    // Within 2 s, both edges: the start onto the speech, the end held to the stretch's end.
+    expect(snapToSpeech([w('far', 18.5, 20.5)], speech, { maxShift: 2 })).toEqual([w('far', 20, 22)]);
   });
 
   it('keeps overlapping words in order, sorts the segments, and ignores segments that are not finite', () => {
@@ -173,6 +174,23 @@ describe('snapToSpeech', () => {
     expect(snapToSpeech([w('And', 5.86, 6.5), w('both', 19.7, 22.3)], shuffled)).toEqual([
       w('And', 6.3, 6.5),
       w('both', 20, 22),
+    ]);
+  });
+
+  it('holds the last word of a stretch of speech to where the stretch ends, at most maxShift later', () => {
+    // DTW ends the word before a pause early, inside the speech: jfk.wav's "you," at 7.28 s,
+    // whose voice fades out by about 7.5 s.
+    const words = [w('ask', 10.0, 10.3), w('you,', 10.3, 10.6), w('and', 20.2, 20.5)];
+    expect(snapToSpeech(words, speech)).toEqual([
+      w('ask', 10.0, 10.3), // the next word starts in the same stretch
+      w('you,', 10.3, 11), // the stretch's last word: 0.4 s later
+      w('and', 20.2, 20.5), // its stretch ends 1.5 s later: more than maxShift
+    ]);
+    expect(snapToSpeech([w('and', 20.2, 20.5)], speech, { maxShift: 2 })).toEqual([w('and', 20.2, 22)]);
+    // Never onto the next word, which token times may start before the stretch ends.
+    expect(snapToSpeech([w('you,', 10.3, 10.6), w('all', 10.8, 12)], speech)).toEqual([
+      w('you,', 10.3, 10.6),
+      w('all', 10.8, 11),
     ]);
   });
 

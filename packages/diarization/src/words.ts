@@ -56,15 +56,19 @@ export interface SnapOptions {
 }
 
 /**
- * Word edges that fall where the timeline hears nobody, moved onto the speech the word reaches:
- * a start in silence moves later, to where the next speech begins, when the word's end lies past
- * that point (never past the next word's start); an end in silence moves earlier, to where the
- * last speech the word reaches ends. Whisper's DTW word times put a first word after a pause
- * early, into the silence (jfk.wav's "what" at 4.88 s, spoken from about 5.38 s). Edges already in
- * speech, words in no speech at all (`wordsNearSpeech` decides about those), edges farther than
- * `maxShift` (default 1 s) from the speech and moves that would leave less than `minDuration`
- * (default 0.05 s) of the word stay as they are. Segments with a time that is not a finite number
- * are ignored. Only a timeline that hears speech as well as segmentation-3.0 does should snap.
+ * Word edges moved onto the speech the timeline hears:
+ * - a start in silence moves later, to where the next speech begins, when the word's end lies
+ *   past that point (never past the next word's start);
+ * - an end in silence moves earlier, to where the last speech the word reaches ends;
+ * - the end of the last word of a stretch of speech (the next word starts after the stretch)
+ *   moves later, to where the stretch ends.
+ * Whisper's DTW word times put a first word after a pause early, into the silence (jfk.wav's
+ * "what" at 4.88 s, spoken from about 5.38 s), and end the word before a pause early, inside the
+ * speech ("you," at 7.28 s, whose voice fades out by about 7.5 s). Other edges in speech, words
+ * in no speech at all (`wordsNearSpeech` decides about those), moves farther than `maxShift`
+ * (default 1 s) and moves that would leave less than `minDuration` (default 0.05 s) of the word
+ * stay as they are. Segments with a time that is not a finite number are ignored. Only a timeline
+ * that hears speech as well as segmentation-3.0 does should snap.
  */
 export function snapToSpeech<W extends Word>(
   words: readonly W[],
@@ -88,6 +92,10 @@ export function snapToSpeech<W extends Word>(
     if (j >= 0 && spans[j]!.end < end) {
       const held = spans[j]!;
       if (held.end >= start && end - held.end <= maxShift && held.end - start >= minDuration) end = held.end;
+    } else if (j >= 0) {
+      // The stretch's last word (the next one starts after it): held to where the speech ends.
+      const held = spans[j]!;
+      if ((words[k + 1]?.start ?? Infinity) >= held.end && held.end - end <= maxShift) end = held.end;
     }
     return start === w.start && end === w.end ? w : { ...w, start, end };
   });
