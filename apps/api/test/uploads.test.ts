@@ -256,6 +256,52 @@ describe('uploads', () => {
     silent.req.destroy();
   });
 
+  describe('a create whose client goes silent is dropped as a chunk is', () => {
+    // A silent POST held its Idempotency-Key's lock (and its bytes' reservation) for Node's 300 s
+    // request time-out: every retry under the key waited 10 s and got 409 upload_busy, for 5
+    // minutes. Here the TTL is 2 s, so the create goes after 1.33 s without a byte.
+    const keyHeld = async (key: string) =>
+      (await api.redis.exists(
+        `${api.deps.config.redisPrefix}:upload-lock:key:${api.account.accountId}:${sha(Buffer.from(key))}`,
+      )) === 1;
+    const silentPost = async (key: string) => {
+      const silent = rawRequest(port, 'POST', '/v1/uploads', {
+        ...api.auth,
+        'Idempotency-Key': key,
+        'Content-Length': 2 * MiB,
+      });
+      silent.req.on('error', () => undefined);
+      silent.response.catch(() => undefined);
+      silent.req.write(Buffer.alloc(MiB, 'z'));
+      await waitFor(() => keyHeld(key), { message: 'the silent create holds the key' });
+      return silent;
+    };
+    const keyed = (key: string, body: Buffer) =>
+      request(api.app).post('/v1/uploads').set(api.auth).set('Idempotency-Key', key).send(body);
+
+    it('a first create: the key is free within the lock TTL, and its retry makes the upload', async () => {
+      const key = `silent-first-${Date.now()}`;
+      const silent = await silentPost(key);
+      const since = Date.now();
+      const retry = await keyed(key, Buffer.from('whole file')).expect(201);
+      expect(Date.now() - since).toBeLessThan(3000);
+      expect(retry.body.data.receivedBytes).toBe(10);
+      expect((await readFile(storedFile(retry.body.data.id))).toString()).toBe('whole file');
+      silent.req.destroy();
+    });
+
+    it('a replay: the key is free within the lock TTL, and the next replay answers the upload', async () => {
+      const key = `silent-replay-${Date.now()}`;
+      const first = await keyed(key, Buffer.from('whole file')).expect(201);
+      const silent = await silentPost(key);
+      const since = Date.now();
+      const again = await keyed(key, Buffer.from('whole file')).expect(201);
+      expect(Date.now() - since).toBeLessThan(3000);
+      expect(again.body.data).toEqual(first.body.data);
+      silent.req.destroy();
+    });
+  });
+
   it('a chunk still streaming when a transcript is made of the upload is refused and cut; the transcript keeps its length', async () => {
     // It used to be appended: 200 for bytes no transcript reads (the transcript had taken the
     // shorter length), and a row saying more than the audio transcribed.

@@ -46,15 +46,17 @@ export class BodyPrint {
 
 /**
  * Reads a replayed body to its end (at most `maxBytes`, else `tooLarge()`), storing nothing:
- * its length and digest, to compare with the first request's.
+ * its length and digest, to compare with the first request's. `onChunk` is called as each piece arrives.
  */
 export async function printBody(
   body: Readable,
   maxBytes: number,
   tooLarge: () => Error,
+  onChunk: () => void = () => undefined,
 ): Promise<{ bodyBytes: number; bodySha256: string }> {
   const print = new BodyPrint();
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    onChunk();
     print.update(chunk);
     if (print.bytes > maxBytes) {
       body.destroy();

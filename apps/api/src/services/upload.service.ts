@@ -15,6 +15,7 @@ import {
 } from './upload-idempotency';
 import type { CreateUploadRequest } from '../schemas/create-upload';
 import type { UploadLock } from './upload-lock';
+import { watchIdle } from './idle-body';
 
 export interface UploadView {
   id: string;
@@ -183,7 +184,14 @@ export class UploadService {
       // Before the quota: the recorded upload already counts, and its replay adds nothing.
       const prior = await findUploadKey(this.db, accountId, key);
       if (prior) {
-        const print = await printBody(body, LIMITS.maxUploadRequestBytes, requestTooLarge);
+        // A replay's body, too, is dropped after `idleMs` without a byte: it holds the key.
+        const idle = watchIdle(body, this.lock.idleMs);
+        const print = await printBody(
+          body,
+          LIMITS.maxUploadRequestBytes,
+          requestTooLarge,
+          idle.touch,
+        ).finally(idle.stop);
         return await this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
       }
       return await this.createNew(accountId, input, body, declaredLength);
@@ -252,16 +260,21 @@ export class UploadService {
     // A keyed create prints its body for the key's record.
     const keyed =
       input.idempotencyKey === undefined ? null : { key: input.idempotencyKey, print: new BodyPrint() };
+    // As a chunk's: a silent client would hold the reservation (and the key) for 300 s.
+    const idle = watchIdle(body, this.lock.idleMs);
     try {
       // No row yet to record a multipart upload in: a crash leaves the blob to the sweeper.
-      const appended = await this.blobs.appendAt(id, { offset: 0, uploadId: null }, body, {
-        maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
-        onData: (c) => {
-          keyed?.print.update(c);
-          return hash.update(c);
-        },
-        tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
-      });
+      const appended = await this.blobs
+        .appendAt(id, { offset: 0, uploadId: null }, body, {
+          maxBytes: Math.min(LIMITS.maxUploadRequestBytes, room.bytes),
+          onData: (c) => {
+            idle.touch();
+            keyed?.print.update(c);
+            return hash.update(c);
+          },
+          tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
+        })
+        .finally(idle.stop);
       const data = {
         id,
         accountId,
@@ -359,13 +372,13 @@ export class UploadService {
       const hash = await this.hashing.start(row.hash_state);
       // A client that stops sending (a connection gone without FIN or RST) is dropped after
       // `idleMs` without a byte, so its lock is free within the 30 s decisions allow.
-      const idle = setTimeout(() => body.destroy(), this.lock.idleMs);
+      const idle = watchIdle(body, this.lock.idleMs);
       try {
         const appended = await this.blobs
           .appendAt(id, { offset, uploadId: row.multipart_upload_id }, body, {
             maxBytes: Math.min(limit, quota.bytes),
             onData: (c) => {
-              idle.refresh();
+              idle.touch();
               return hash.update(c);
             },
             tooLarge: () =>
@@ -385,7 +398,7 @@ export class UploadService {
             if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);
             throw e instanceof BlobSealedError ? sealed() : e;
           });
-        clearTimeout(idle);
+        idle.stop();
         const written = appended.bytes;
         if (written === 0) throw new HarkError('chunk_empty');
         try {
@@ -413,7 +426,7 @@ export class UploadService {
         }
         return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
       } finally {
-        clearTimeout(idle);
+        idle.stop();
         hash.end();
       }
     } finally {
