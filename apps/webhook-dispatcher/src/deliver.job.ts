@@ -31,13 +31,6 @@ export interface DeliverDeps {
 }
 
 /**
- * The `error` of an automatic attempt whose send a crash cut off (the endpoint may or may not
- * have received it) and that is not made again because a later attempt was acknowledged; a kind,
- * as `timeout` or `connection_refused` (@hark/http `FailureKind`).
- */
-export const INTERRUPTED = 'interrupted';
-
-/**
  * The `webhook` job: one attempt to send a transcript's completion notice.
  *
  * Crash safety comes from the order begin -> send -> finish -> enqueue next. `begin` takes the
@@ -79,7 +72,7 @@ export function createDeliverHandler(deps: DeliverDeps) {
       // This slot's send was cut off by a crash and a replay has been acknowledged since: the
       // attempt is not made again, but it was made, so it is listed (numbers do not skip it).
       if (earlier?.pending) {
-        const row = (await store.interrupt(earlier.id, INTERRUPTED)) ?? (await store.byId(earlier.id));
+        const row = (await store.interrupt(earlier.id)) ?? (await store.byId(earlier.id));
         if (row) {
           log.info('interrupted attempt recorded; the notice was acknowledged since, not sending again');
           return recorded(row, false);

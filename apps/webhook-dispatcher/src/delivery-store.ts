@@ -16,6 +16,13 @@ export interface AttemptResult {
   durationMs: number;
 }
 
+/**
+ * The `error` of an automatic attempt whose send a crash cut off (the endpoint may or may not
+ * have received it) and that is not made again because a later attempt was acknowledged; a kind,
+ * as `timeout` or `connection_refused` (@hark/http `FailureKind`).
+ */
+export const INTERRUPTED = 'interrupted';
+
 /** A send about to begin. */
 export interface BeginInput {
   /** The record's id; a replay's job id, so a re-run of the replay finds it. */
@@ -45,7 +52,8 @@ export function automaticSlot(attempts: readonly AttemptSummary[], slot: number)
  * listed; a dispatcher that dies mid-send leaves one, and the re-run of its job (same slot, or
  * same replay id) sends again under the same number. A re-run that finds the notice acknowledged
  * by a replay meanwhile sends nothing and finishes the record as interrupted (`interrupt`), so it
- * is listed and the numbers do not skip it. One whose re-run never comes (its job gone) or whose
+ * is listed and the numbers do not skip it; should the first run be alive after all, its outcome
+ * replaces that. One whose re-run never comes (its job gone) or whose
  * transcript was deleted stays pending and unlisted.
  *
  * An automatic attempt is identified by its schedule slot: the k-th automatic record of a
@@ -113,19 +121,19 @@ export class DeliveryStore {
 
   /**
    * Finishes a pending record whose send was cut off (its dispatcher stopped mid-send) and will
-   * not be made again: not delivered, no answer, no duration, `error` saying so; its time stays
-   * when the send began. Null, and nothing written, when the record is finished already. A run
-   * of the same job still alive and sending (a stalled job picked up twice) then finds the record
-   * finished and its outcome is not written, as with two runs' `finish`.
+   * not be made again: not delivered, no answer, no duration, error `INTERRUPTED`; its time stays
+   * when the send began. Null, and nothing written, when the record is finished already. This is
+   * a conclusion drawn from a pending record, not an outcome: a run of the same job still alive
+   * and sending (a stalled job picked up twice) writes its outcome over it (`finish`).
    */
-  async interrupt(id: string, error: string): Promise<AttemptSummary | null> {
+  async interrupt(id: string): Promise<AttemptSummary | null> {
     const [row] = await this.db.webhookDelivery.updateManyAndReturn({
       where: { id, pending: true },
       data: {
         pending: false,
         delivered: false,
         statusCode: null,
-        error,
+        error: INTERRUPTED,
         responsePreview: null,
         durationMs: null,
       },
@@ -135,9 +143,10 @@ export class DeliveryStore {
   }
 
   /**
-   * Writes a send's outcome on its pending record (and the send's start as its time). Null,
-   * and nothing written, when the record is finished already: a job that ran twice at once (a
-   * stalled job picked up while its first run was still alive) records the first outcome.
+   * Writes a send's outcome on its pending record, or over `interrupt`'s conclusion that the
+   * send was cut off (and the send's start as its time). Null, and nothing written, when the
+   * record has an outcome already: a job that ran twice at once (a stalled job picked up while
+   * its first run was still alive) records the first outcome.
    */
   async finish(id: string, result: AttemptResult): Promise<AttemptSummary | null> {
     return this.db.$transaction(async (tx) => {
@@ -151,7 +160,8 @@ export class DeliveryStore {
         WHERE d.id = ${id} FOR SHARE OF t`;
       const erased = t !== undefined && t.deleted_at !== null;
       const [row] = await tx.webhookDelivery.updateManyAndReturn({
-        where: { id, pending: true },
+        // A send's own failure is never INTERRUPTED (that is only `interrupt`'s).
+        where: { id, OR: [{ pending: true }, { error: INTERRUPTED }] },
         data: {
           pending: false,
           delivered: result.delivered,

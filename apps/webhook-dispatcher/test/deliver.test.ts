@@ -499,6 +499,43 @@ it('a send that died before its record, then a replay acknowledged: the re-run s
   expect(rx.requests).toHaveLength(1);
 });
 
+it('a run still sending when a re-run recorded its attempt as interrupted: its real outcome replaces the guess', async () => {
+  // A stalled job picked up twice: the re-run found the notice acknowledged by a replay and the
+  // attempt pending, and finished it 'interrupted'; the first run, alive after all, then had its
+  // answer (delivered, 200) thrown away, and the log said the attempt never got through.
+  await h.start(ONCE);
+  const rx = await receiver();
+  const id = await h.transcript(rx.url);
+  await h.finish(id, 'done', false);
+  const store = new DeliveryStore(h.db);
+  const startedAt = new Date(Date.now() - 60_000);
+  const begun = await store.begin(automaticBegin(id, rx.url, 1, startedAt));
+  if (begun === 'gone') throw new Error('the transcript is not deleted');
+  expect(await store.interrupt(begun.id)).toMatchObject({ attempt: 1, pending: false });
+  const outcome = {
+    delivered: true,
+    statusCode: 200,
+    error: null,
+    responsePreview: 'ok',
+    durationMs: 40,
+    startedAt,
+  };
+  expect(await store.finish(begun.id, outcome)).toMatchObject({ attempt: 1, delivered: true });
+  const [record] = await h.deliveries(id);
+  expect([
+    record!.delivered,
+    record!.statusCode,
+    record!.error,
+    record!.responsePreview,
+    record!.durationMs,
+  ]).toEqual([true, 200, null, 'ok', 40]);
+  expect(record!.createdAt.getTime()).toBe(startedAt.getTime());
+  // A finished outcome is never replaced: the second of two runs' outcomes, or a late interrupt.
+  expect(await store.finish(begun.id, { ...outcome, delivered: false, statusCode: 500 })).toBeNull();
+  expect(await store.interrupt(begun.id)).toBeNull();
+  expect((await h.deliveries(id)).map((r) => [r.delivered, r.statusCode])).toEqual([[true, 200]]);
+});
+
 it('with ALLOW_PRIVATE_URLS off (production), a webhookUrl resolving to loopback is refused at connect time', async () => {
   await h.start({ ...ONCE, ALLOW_PRIVATE_URLS: 'false' });
   const rx = await receiver();
