@@ -103,8 +103,8 @@ export interface DiarizerConfig {
   /**
    * `HARK_SPEECH_GATE`: drop the words that come no nearer than 0.25 s to where the speech
    * segmentation hears someone (text Whisper invents in silence and noise), and move the edges of
-   * the words kept that fall in its silence onto its speech, and the end of each stretch's last
-   * word to where the stretch ends (DTW's early starts and ends; with the classic
+   * the words kept that fall in its silence onto its speech, and the end of a word no later word
+   * follows before its next change to that change (DTW's early starts and ends; with the classic
    * diarizer, asked for by `on` or `speakers`, by its Silero VAD timeline). `all`: every
    * transcript (with speakers by the diarization timeline, without by a segmentation-only pass,
    * `NeuralDiarizer.speech`); `speakers`: transcripts with speakers only; `off`. From

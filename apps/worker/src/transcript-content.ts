@@ -121,8 +121,8 @@ export function buildContent(
 }
 
 /**
- * Words with their edges that fall in the speech's silence moved onto the speech, and each
- * stretch's last word held to its end (`snapToSpeech`, to the millisecond): DTW puts a first word
+ * Words with their edges that fall in the speech's silence moved onto the speech, and the last
+ * word before each change of the speech held to it (`snapToSpeech`, to the millisecond): DTW puts a first word
  * after a pause up to about half a second early, and subtitles showed it before anyone spoke; it
  * ends the word before a pause about a third of a second early, and cues left while it was heard.
  */

@@ -159,7 +159,7 @@ describe('snapToSpeech', () => {
     expect(snapToSpeech(words, speech)).toEqual(words);
     expect(snapToSpeech(words, [])).toEqual(words);
     // The same object back when nothing moves; a copy when something does.
-    const kept = w('inside', 7, 7.5);
+    const kept = w('inside', 6.5, 6.8); // 1.2 s before the next change (8 s)
     expect(snapToSpeech([kept], speech)[0]).toBe(kept);
     // Within 2 s, both edges: the start onto the speech, the end held to the stretch's end.
     expect(snapToSpeech([w('far', 18.5, 20.5)], speech, { maxShift: 2 })).toEqual([w('far', 20, 22)]);
@@ -187,11 +187,37 @@ describe('snapToSpeech', () => {
       w('and', 20.2, 20.5), // its stretch ends 1.5 s later: more than maxShift
     ]);
     expect(snapToSpeech([w('and', 20.2, 20.5)], speech, { maxShift: 2 })).toEqual([w('and', 20.2, 22)]);
-    // Never onto the next word, which token times may start before the stretch ends.
+    // Never onto a later word, which token times may start before the stretch ends, even out of order.
     expect(snapToSpeech([w('you,', 10.3, 10.6), w('all', 10.8, 12)], speech)).toEqual([
       w('you,', 10.3, 10.6),
       w('all', 10.8, 11),
     ]);
+    expect(snapToSpeech([w('you,', 10.3, 10.6), w('later', 12, 12.5), w('all', 10.7, 10.9)], speech)).toEqual(
+      [w('you,', 10.3, 10.6), w('later', 12, 12.5), w('all', 10.7, 11)],
+    );
+  });
+
+  it('holds an end only as far as the next change of who speaks, never into another voice', () => {
+    // A to 8 s, then B alone to 11 s, with none of B's words transcribed (a "mm-hmm"): "you," is
+    // A's, and held to 11 s it would be labelled B's.
+    expect(snapToSpeech([w('you,', 7.5, 7.8)], speech)).toEqual([w('you,', 7.5, 8)]);
+    // B joins A at 7.5 s: A's word ending at 7.2 s stops at 7.5 s.
+    const joined = [
+      { start: 6.3, end: 8, speakers: ['A'] },
+      { start: 7.5, end: 8.6, speakers: ['B'] },
+    ];
+    expect(snapToSpeech([w('so', 6.9, 7.2)], joined)).toEqual([w('so', 6.9, 7.5)]);
+    // A word ending right on a change is not carried across it.
+    expect(snapToSpeech([w('right', 7.7, 8)], speech)).toEqual([w('right', 7.7, 8)]);
+  });
+
+  it('does not stretch a word that only touches the speech across it', () => {
+    const gaps = [
+      { start: 1, end: 1.5, speakers: ['A'] },
+      { start: 2, end: 3, speakers: ['A'] },
+    ];
+    expect(snapToSpeech([w('touch', 0.6, 1.0)], gaps)).toEqual([w('touch', 0.6, 1.0)]);
+    expect(snapToSpeech([w('into', 0.6, 1.2)], gaps)).toEqual([w('into', 1, 1.5)]);
   });
 
   it('ends a word spanning several stretches of speech where the last one it reaches ends', () => {

@@ -60,15 +60,15 @@ export interface SnapOptions {
  * - a start in silence moves later, to where the next speech begins, when the word's end lies
  *   past that point (never past the next word's start);
  * - an end in silence moves earlier, to where the last speech the word reaches ends;
- * - the end of the last word of a stretch of speech (the next word starts after the stretch)
- *   moves later, to where the stretch ends.
+ * - an end in speech that no later word follows before the timeline's next change (its speech
+ *   ends, or a voice starts or stops: a segment's edge) moves later, to that change.
  * Whisper's DTW word times put a first word after a pause early, into the silence (jfk.wav's
  * "what" at 4.88 s, spoken from about 5.38 s), and end the word before a pause early, inside the
  * speech ("you," at 7.28 s, whose voice fades out by about 7.5 s). Other edges in speech, words
- * in no speech at all (`wordsNearSpeech` decides about those), moves farther than `maxShift`
- * (default 1 s) and moves that would leave less than `minDuration` (default 0.05 s) of the word
- * stay as they are. Segments with a time that is not a finite number are ignored. Only a timeline
- * that hears speech as well as segmentation-3.0 does should snap.
+ * in no speech at all (`wordsNearSpeech` decides about those), words that only touch speech,
+ * moves farther than `maxShift` (default 1 s) and moves that would leave less than `minDuration`
+ * (default 0.05 s) of the word stay as they are. Segments with a time that is not a finite number
+ * are ignored. Only a timeline that hears speech as well as segmentation-3.0 does should snap.
  */
 export function snapToSpeech<W extends Word>(
   words: readonly W[],
@@ -79,6 +79,12 @@ export function snapToSpeech<W extends Word>(
   if (spans.length === 0) return [...words];
   // Index of the last span starting at or before t (-1: none).
   const spanAt = (t: number): number => startingBefore(spans, t, true) - 1;
+  const changes = segmentEdges(segments);
+  // The earliest start of the words after each (token times may be out of order).
+  const laterStart: number[] = new Array<number>(words.length);
+  for (let k = words.length - 1, min = Infinity; k >= 0; min = Math.min(min, words[k]!.start), k--) {
+    laterStart[k] = min;
+  }
   return words.map((w, k) => {
     let { start, end } = w;
     const i = spanAt(start);
@@ -92,13 +98,25 @@ export function snapToSpeech<W extends Word>(
     if (j >= 0 && spans[j]!.end < end) {
       const held = spans[j]!;
       if (held.end >= start && end - held.end <= maxShift && held.end - start >= minDuration) end = held.end;
-    } else if (j >= 0) {
-      // The stretch's last word (the next one starts after it): held to where the speech ends.
-      const held = spans[j]!;
-      if ((words[k + 1]?.start ?? Infinity) >= held.end && held.end - end <= maxShift) end = held.end;
+    } else if (j >= 0 && end - spans[j]!.start >= minDuration) {
+      // The last word before the timeline's next change: held to it (never across it, into
+      // another voice the word would then be labelled with).
+      const change = changes[startingBefore(changes, end, true)]?.start;
+      if (change !== undefined && change - end <= maxShift && laterStart[k]! >= change) end = change;
     }
     return start === w.start && end === w.end ? w : { ...w, start, end };
   });
+}
+
+/** Every time a finite segment starts or ends, sorted, once each (as spans of no length). */
+function segmentEdges(segments: readonly Span[]): Span[] {
+  const times = new Set<number>();
+  for (const s of segments) {
+    if (!Number.isFinite(s.start) || !Number.isFinite(s.end) || s.end <= s.start) continue;
+    times.add(s.start);
+    times.add(s.end);
+  }
+  return [...times].sort((a, b) => a - b).map((t) => ({ start: t, end: t }));
 }
 
 /** The timeline's segments as sorted spans of speech, touching or overlapping ones merged. */
@@ -179,7 +197,6 @@ export function buildUtterances(
   });
 }
 
-/** Segments sorted by start with a running maximum of ends: finds overlaps in O(log n + hits). */
 /** How many of `sorted` (by start) start before `t`, or at `t` when `inclusive`. */
 function startingBefore(sorted: readonly Span[], t: number, inclusive: boolean): number {
   let lo = 0;
@@ -193,6 +210,7 @@ function startingBefore(sorted: readonly Span[], t: number, inclusive: boolean):
   return lo;
 }
 
+/** Segments sorted by start with a running maximum of ends: finds overlaps in O(log n + hits). */
 class SegmentIndex<S extends Span = Segment> {
   private readonly sorted: S[];
   private readonly maxEnd: number[];
