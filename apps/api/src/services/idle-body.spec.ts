@@ -18,6 +18,20 @@ describe('watchIdle', () => {
     expect(isHarkError(err) && [err.code, err.status, err.retryable]).toEqual(['request_timeout', 408, true]);
   });
 
+  it('leaves a body alone while it holds bytes its reader has not taken (the store is slow, not the client)', async () => {
+    const body = new PassThrough();
+    body.on('error', () => undefined); // no reader is waiting to take it
+    const watch = watchIdle(body, 50);
+    body.write(Buffer.alloc(10));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(body.destroyed).toBe(false);
+    // Taken, and nothing more arrives: now it is the client's silence.
+    body.read();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(body.destroyed).toBe(true);
+    watch.stop();
+  });
+
   it('leaves a body alone while bytes keep arriving (touch), and once stopped', async () => {
     const body = new PassThrough();
     const watch = watchIdle(body, 80);

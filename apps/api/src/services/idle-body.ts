@@ -10,13 +10,19 @@ export interface IdleWatch {
 /**
  * Drops a request body that receives no byte for `ms`: a client gone without FIN or RST would
  * otherwise keep its upload's lock, or its Idempotency-Key's, and the bytes they reserve, until
- * Node's 300 s request time-out. The body is destroyed with 408 `request_timeout` (retryable),
- * which is what its reader then throws.
+ * Node's 300 s request time-out. Only while the body waits for its client: bytes it holds that
+ * its reader has not taken yet (the blob store still writing the last ones), or a request
+ * received in full, are no silence of the client's. The body is destroyed with 408
+ * `request_timeout`, which is what its reader then throws; Node closes the connection with it,
+ * so the client (gone, as a rule) gets no answer.
  */
 export function watchIdle(body: Readable, ms: number): IdleWatch {
-  const timer = setTimeout(
-    () => body.destroy(new HarkError('request_timeout', `No byte of the body arrived for ${ms / 1000} s.`)),
-    ms,
-  );
+  const timer = setTimeout(() => {
+    if (body.readableLength > 0 || (body as { complete?: boolean }).complete === true) {
+      timer.refresh();
+      return;
+    }
+    body.destroy(new HarkError('request_timeout', `No byte of the body arrived for ${ms / 1000} s.`));
+  }, ms);
   return { touch: () => timer.refresh(), stop: () => clearTimeout(timer) };
 }
