@@ -47,7 +47,7 @@ export async function eraseTranscript(
     await tx.upload.updateMany({ where: { id: uploadId }, data: { erasedAt: now, hashState: null } });
     // A statement of its own, after the row lock above: a create of a transcript of the upload
     // that held the lock has committed by now, and this sees it as a reader.
-    await forgetUploadDigests(tx, uploadId);
+    await forgetUploadDigests(tx, [uploadId]);
   }
   return uploadId;
 }

@@ -24,23 +24,25 @@ export async function uploadStillRead(db: Db | Prisma.TransactionClient, uploadI
  */
 export const ERASED_UNREAD_UPLOAD = { hashState: null, sha256: null, actualSha256: null } as const;
 
+/** Erased uploads that still hold a digest and that no processing transcript reads. */
+export const DIGESTS_TO_FORGET = {
+  erasedAt: { not: null },
+  OR: [{ sha256: { not: null } }, { actualSha256: { not: null } }],
+  ...UNREAD_UPLOADS,
+} as const satisfies Prisma.UploadWhereInput;
+
 /**
- * Drops the digests of erased uploads that no processing transcript reads (one still processing
- * checks its bytes against the declared digest): the upload `uploadId`, or every such upload.
- * One statement, so a transcript that reads the upload is seen or has not been made: a create
- * locks the upload row and refuses it once erased. Resolves with the uploads changed.
+ * Drops the digests of those of `uploadIds` that are erased and that no processing transcript
+ * reads (one still processing checks its bytes against the declared digest). One statement, so
+ * a transcript that reads the upload is seen or has not been made: a create locks the upload row
+ * and refuses it once erased. Resolves with the uploads changed.
  */
 export async function forgetUploadDigests(
   db: Db | Prisma.TransactionClient,
-  uploadId?: string,
+  uploadIds: readonly string[],
 ): Promise<number> {
   const { count } = await db.upload.updateMany({
-    where: {
-      ...(uploadId === undefined ? {} : { id: uploadId }),
-      erasedAt: { not: null },
-      OR: [{ sha256: { not: null } }, { actualSha256: { not: null } }],
-      ...UNREAD_UPLOADS,
-    },
+    where: { id: { in: [...uploadIds] }, ...DIGESTS_TO_FORGET },
     data: { sha256: null, actualSha256: null },
   });
   return count;

@@ -1,5 +1,10 @@
 import type { Db } from '@hark/db';
-import { ERASED_UNREAD_UPLOAD, forgetUploadDigests, UNREAD_UPLOADS } from '@hark/transcripts';
+import {
+  DIGESTS_TO_FORGET,
+  ERASED_UNREAD_UPLOAD,
+  forgetUploadDigests,
+  UNREAD_UPLOADS,
+} from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 
 export interface UploadSweepDeps extends SweepDeps {
@@ -70,8 +75,21 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     await deps.blobs.remove(id);
     result.erasedFilesRemoved++;
   }
-  // Not bounded by the re-check window: a null test on erased rows, few of which have any left.
-  result.digestsForgotten = await forgetUploadDigests(deps.db);
+  // Not bounded by the re-check window (few erased rows have any left, but the first sweep after
+  // an upgrade finds those of every upload erased before): in batches, as above.
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const ids = await deps.db.upload.findMany({
+      where: DIGESTS_TO_FORGET,
+      select: { id: true },
+      take: batchSize,
+    });
+    const forgotten = await forgetUploadDigests(
+      deps.db,
+      ids.map((u) => u.id),
+    );
+    result.digestsForgotten += forgotten;
+    if (ids.length < batchSize || forgotten === 0) break;
+  }
   result.orphansRemoved = await sweepOrphanBlobs({ db: deps.db, blobs: deps.blobs, before: cutoff });
   return result;
 }
