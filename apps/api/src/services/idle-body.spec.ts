@@ -1,6 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { isHarkError } from '@hark/core';
 import { watchIdle } from './idle-body';
+
+const MiB = 1024 * 1024;
 
 describe('watchIdle', () => {
   const read = async (body: PassThrough) => {
@@ -30,6 +34,51 @@ describe('watchIdle', () => {
     await new Promise((r) => setTimeout(r, 150));
     expect(body.destroyed).toBe(true);
     watch.stop();
+  });
+
+  it("a real request whose reader is slow is not the client's silence: its bytes wait in the body", async () => {
+    // What the S3 driver does while a part uploads: it takes no byte for a while, and Node keeps
+    // the client's next bytes in the request (readableLength) until it does.
+    let seen: { destroyed: boolean; waiting: number } | undefined;
+    const server = http.createServer((req, res) => {
+      const watch = watchIdle(req, 100);
+      setTimeout(() => {
+        seen = { destroyed: req.destroyed, waiting: req.readableLength };
+        void (async () => {
+          let bytes = 0;
+          for await (const c of req) {
+            bytes += (c as Buffer).length;
+            watch.touch();
+          }
+          watch.stop();
+          res.end(String(bytes));
+        })();
+      }, 500);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = http.request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          headers: { 'Content-Length': MiB },
+        });
+        req.on('response', (r) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => resolve(body));
+        });
+        req.on('error', reject);
+        req.end(Buffer.alloc(MiB));
+      });
+      expect(seen?.destroyed).toBe(false);
+      expect(seen?.waiting).toBeGreaterThan(0);
+      expect(answer).toBe(String(MiB));
+    } finally {
+      server.close();
+    }
   });
 
   it('leaves a body alone while bytes keep arriving (touch), and once stopped', async () => {
