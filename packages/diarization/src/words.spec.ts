@@ -136,6 +136,11 @@ describe('snapToSpeech', () => {
     { start: 8, end: 11, speakers: ['B'] },
     { start: 20, end: 22, speakers: ['A', 'B'] },
   ];
+  // Two stretches of one voice with a pause between.
+  const gaps = [
+    { start: 1, end: 1.5, speakers: ['A'] },
+    { start: 2, end: 3, speakers: ['A'] },
+  ];
 
   it('moves a start in silence to where the speech it reaches begins (jfk.wav after a 6 s lead-in: "And" at 5.86 s, spoken from 6.3 s)', () => {
     const [and, so] = snapToSpeech([w('And', 5.86, 6.5), w('so', 6.5, 6.8)], speech);
@@ -212,19 +217,11 @@ describe('snapToSpeech', () => {
   });
 
   it('does not stretch a word that only touches the speech across it', () => {
-    const gaps = [
-      { start: 1, end: 1.5, speakers: ['A'] },
-      { start: 2, end: 3, speakers: ['A'] },
-    ];
     expect(snapToSpeech([w('touch', 0.6, 1.0)], gaps)).toEqual([w('touch', 0.6, 1.0)]);
     expect(snapToSpeech([w('into', 0.6, 1.2)], gaps)).toEqual([w('into', 1, 1.5)]);
   });
 
   it('ends a word spanning several stretches of speech where the last one it reaches ends', () => {
-    const gaps = [
-      { start: 1, end: 1.5, speakers: ['A'] },
-      { start: 2, end: 3, speakers: ['A'] },
-    ];
     expect(snapToSpeech([w('long', 0.8, 3.5)], gaps)).toEqual([w('long', 1, 3)]);
   });
 });

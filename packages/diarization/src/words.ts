@@ -75,11 +75,14 @@ export function snapToSpeech<W extends Word>(
   segments: readonly Span[],
   { maxShift = 1, minDuration = 0.05 }: SnapOptions = {},
 ): W[] {
-  const spans = speechSpans(segments);
+  const finite = segments.filter(
+    (s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start,
+  );
+  const spans = speechSpans(finite);
   if (spans.length === 0) return [...words];
   // Index of the last span starting at or before t (-1: none).
   const spanAt = (t: number): number => startingBefore(spans, t, true) - 1;
-  const changes = segmentEdges(segments);
+  const changes = segmentEdges(finite);
   // The earliest start of the words after each (token times may be out of order).
   const laterStart: number[] = new Array<number>(words.length);
   for (let k = words.length - 1, min = Infinity; k >= 0; min = Math.min(min, words[k]!.start), k--) {
@@ -108,24 +111,16 @@ export function snapToSpeech<W extends Word>(
   });
 }
 
-/** Every time a finite segment starts or ends, sorted, once each (as spans of no length). */
+/** Every time a segment starts or ends, sorted, once each (as spans of no length). */
 function segmentEdges(segments: readonly Span[]): Span[] {
-  const times = new Set<number>();
-  for (const s of segments) {
-    if (!Number.isFinite(s.start) || !Number.isFinite(s.end) || s.end <= s.start) continue;
-    times.add(s.start);
-    times.add(s.end);
-  }
+  const times = new Set(segments.flatMap((s) => [s.start, s.end]));
   return [...times].sort((a, b) => a - b).map((t) => ({ start: t, end: t }));
 }
 
 /** The timeline's segments as sorted spans of speech, touching or overlapping ones merged. */
 function speechSpans(segments: readonly Span[]): Span[] {
   const out: Span[] = [];
-  const finite = segments.filter(
-    (s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start,
-  );
-  for (const s of finite.sort((a, b) => a.start - b.start)) {
+  for (const s of [...segments].sort((a, b) => a.start - b.start)) {
     const last = out[out.length - 1];
     if (last && s.start <= last.end + 1e-6) last.end = Math.max(last.end, s.end);
     else out.push({ start: s.start, end: s.end });

@@ -397,8 +397,8 @@ export class UploadService {
           .catch(async (e: unknown) => {
             if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);
             throw e instanceof BlobSealedError ? sealed() : e;
-          });
-        idle.stop();
+          })
+          .finally(idle.stop);
         const written = appended.bytes;
         if (written === 0) throw new HarkError('chunk_empty');
         try {
@@ -426,7 +426,6 @@ export class UploadService {
         }
         return uploadView({ ...current, receivedBytes: BigInt(offset + written) });
       } finally {
-        idle.stop();
         hash.end();
       }
     } finally {
