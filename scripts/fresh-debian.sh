@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the README's commands on a bare Debian (debootstrap's minbase: no python3, no CA bundle, no
-# compiler, no database; bookworm, or HARK_DEBIAN_SUITE=trixie), as the README promises: "a fresh
-# Debian machine with Node 20". The root is made in DIR (default /tmp/hark-fresh-debian, made
+# compiler, no database; bookworm, or HARK_DEBIAN_SUITE=trixie), as the README promises: a fresh
+# Debian machine with an older Node (Node 20 here), on which the scripts install and use the Node
+# release Hark runs on (scripts/lib.sh). The root is made in DIR (default /tmp/hark-fresh-debian, made
 # anew), this machine's Node 20 with npm and corepack is copied in (nothing else of this machine),
 # HEAD of this checkout is cloned into DIR/work/main, and ../shared is bound read-only beside it.
 # Needs root (debootstrap, chroot, mounts) and the Debian mirror. The command runs with an empty

@@ -15,6 +15,69 @@ export COREPACK_ENABLE_DOWNLOAD_PROMPT=0 TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPD
 # integrity for every dependency, so skip corepack's own signature check of pnpm itself.
 export COREPACK_INTEGRITY_KEYS=0
 
+# Node.js: Hark runs on the 26 LTS line and its processes refuse an older Node at start-up
+# (packages/core/src/node-runtime.ts, which also says why 26). Where the machine's `node` is older
+# (or missing), the official build of the pinned release comes from the npm registry's
+# node-linux-<arch> package (the one the `node` package installs per platform), is checked
+# against the registry's integrity recorded here, and is kept under $HARK_HOME/node, so a second
+# run downloads nothing. It goes first on PATH when this file is sourced, so pnpm (corepack's
+# shim runs under the first `node`), turbo, jest, the bundles, the apps, the fault suite, the
+# fuzzer, the benches and the CLI all run on it. A machine with this release or later uses its own.
+HARK_NODE_VERSION=26.12.1
+declare -gA HARK_NODE_INTEGRITY=(
+  [x64]=sha512-jk5LMAmgHlPlPMWpsUrSOqNaEZG+11UNd35hWQ+p5/XGaelWuTqJ69IcAy/5xtPPN4d5ZRBNOGB6gLMCh2kL9A==
+  [arm64]=sha512-8Oxs6Y7rDcKufVIM/zYRSwytj46WOrZk7yFCLTKDcs17bBjAeD9HMAqo97hMfMyxozIud0S4vZCs5WB/3iavNQ==
+)
+
+# Whether the node at $1 is HARK_NODE_VERSION or later.
+node_is_recent() {
+  local v
+  v="$("$1" -p 'process.versions.node' 2>/dev/null)" || return 1
+  [ "$(printf '%s\n' "$HARK_NODE_VERSION" "$v" | sort -V | head -n 1)" = "$HARK_NODE_VERSION" ]
+}
+
+# Downloads node-linux-<arch>@HARK_NODE_VERSION (npm pack, which reads the user's npm
+# configuration: registry, proxy, CA; else curl from the registry) and unpacks its bin/node into $1
+# once its SHA-512 matches the pinned integrity.
+install_node() {
+  local dest="$1" arch pkg want tmp tgz
+  case "$(uname -m)" in
+    x86_64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) die "no pinned Node.js build for $(uname -m): install Node.js $HARK_NODE_VERSION or later yourself" ;;
+  esac
+  pkg="node-linux-$arch"; want="${HARK_NODE_INTEGRITY[$arch]}"
+  mkdir -p "$(dirname "$dest")"
+  tmp="$(mktemp -d "$(dirname "$dest")/.fetch.XXXXXX")"
+  tgz="$tmp/$pkg-$HARK_NODE_VERSION.tgz"
+  log "installing Node.js $HARK_NODE_VERSION ($pkg from the npm registry) into $dest"
+  if command -v npm >/dev/null 2>&1; then
+    # Outside the checkout, so the project's .npmrc (pnpm settings) does not apply.
+    (cd "$tmp" && npm pack --silent "$pkg@$HARK_NODE_VERSION" >/dev/null 2>&1) || true
+  fi
+  if [ ! -f "$tgz" ]; then
+    command -v curl >/dev/null 2>&1 || { rm -rf "$tmp"; die "Node.js $HARK_NODE_VERSION: neither npm nor curl can fetch $pkg"; }
+    local registry="${npm_config_registry:-https://registry.npmjs.org/}"
+    curl -fsSL -o "$tgz" "${registry%/}/$pkg/-/$pkg-$HARK_NODE_VERSION.tgz" \
+      || { rm -rf "$tmp"; die "Node.js $HARK_NODE_VERSION: could not download $pkg from $registry"; }
+  fi
+  if [ "$(sha512sum "$tgz" | cut -d' ' -f1)" != "$(printf '%s' "${want#sha512-}" | base64 -d | od -An -v -tx1 | tr -d ' \n')" ]; then
+    rm -rf "$tmp"
+    die "Node.js $HARK_NODE_VERSION: $pkg does not match the registry's integrity pinned in scripts/lib.sh"
+  fi
+  mkdir -p "$tmp/node"
+  tar -xzf "$tgz" -C "$tmp/node" --strip-components=1 package/bin/node package/LICENSE
+  node_is_recent "$tmp/node/bin/node" || { rm -rf "$tmp"; die "Node.js $HARK_NODE_VERSION from $pkg does not run here"; }
+  rm -rf "$dest" && mv "$tmp/node" "$dest" && rm -rf "$tmp"
+}
+
+ensure_node() {
+  node_is_recent node && return 0
+  local dir="$HARK_HOME/node/v$HARK_NODE_VERSION"
+  node_is_recent "$dir/bin/node" || install_node "$dir"
+  export PATH="$dir/bin:$PATH"
+}
+
 # The folder of models and real audio (models/, audio/, eval/): HARK_SHARED_DIR, else the one beside
 # this checkout, else the one beside the repository it was cloned from (a CI clone in /tmp).
 shared_dir() {
@@ -79,10 +142,15 @@ ensure_test_tools() {
   ensure_debian_packages chromium:chromium /usr/bin/time:time
 }
 
+# pnpm through corepack: the machine's corepack, or where its Node ships none (25 and later), this
+# release from the npm registry (the Docker images install the same).
+COREPACK_VERSION=0.36.0
 ensure_pnpm() {
   if ! command -v pnpm >/dev/null 2>&1 || ! pnpm --version >/dev/null 2>&1; then
     log "enabling pnpm through corepack"
-    corepack enable >/dev/null 2>&1 || npm install -g corepack >/dev/null && corepack enable
+    if ! corepack enable >/dev/null 2>&1; then
+      npm install -g "corepack@$COREPACK_VERSION" >/dev/null && corepack enable
+    fi
   fi
 }
 
@@ -303,3 +371,6 @@ compose_command() {
   [ -x "$bin" ] && echo "$bin"
   return 0
 }
+
+# Every script that sources this file runs on the pinned Node (or the machine's, if recent).
+ensure_node
