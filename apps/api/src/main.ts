@@ -1,4 +1,5 @@
 // Hark API process: wires configuration, Postgres, Redis and the Express app, then listens.
+import '@hark/core/require-node'; // first: an older Node stops here, saying which it needs
 import { exitOnSignalsUntilReady } from '@hark/queue';
 import { describeStorage } from '@hark/storage';
 import { createApp } from './app';

@@ -1,5 +1,6 @@
 // Hark webhook dispatcher: wires configuration, Postgres, Redis and the BullMQ worker on the
 // `webhook` queue, then runs until SIGTERM (in-flight sends finish and are recorded, exit 0).
+import '@hark/core/require-node'; // first: an older Node stops here, saying which it needs
 import { checkSecretOpensKeys } from '@hark/billing';
 import { checkDatabase, createDb } from '@hark/db';
 import { serveMetrics } from '@hark/metrics';

@@ -1,5 +1,6 @@
 // Hark transcription worker: wires configuration, Postgres, Redis and the BullMQ worker, then
 // runs until SIGTERM (finish or hand back the active job, exit 0).
+import '@hark/core/require-node'; // first: an older Node stops here, saying which it needs
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { checkDatabase, createDb } from '@hark/db';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `hark`: the operator CLI. Talks to Postgres directly (DATABASE_URL, HARK_SECRET).
+import '@hark/core/require-node'; // first: an older Node stops here, saying which it needs
 import { ConfigError, commonConfig, isHarkError } from '@hark/core';
 import { createDb } from '@hark/db';
 import { CommanderError, buildProgram } from './program';

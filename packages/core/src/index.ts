@@ -8,3 +8,4 @@ export * from './env';
 export * from './validation';
 export * from './languages';
 export * from './call-batcher';
+export * from './node-runtime';

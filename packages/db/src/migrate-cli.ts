@@ -1,4 +1,5 @@
 // `pnpm db:migrate`: applies prisma/migrations to DATABASE_URL. Idempotent.
+import '@hark/core/require-node'; // first: an older Node stops here, saying which it needs
 import path from 'node:path';
 import { migrate } from './migrate';
 
