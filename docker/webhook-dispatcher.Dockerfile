@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Hark webhook dispatcher. Build from the repository root:
 #   docker build -f docker/webhook-dispatcher.Dockerfile -t hark-webhook-dispatcher .
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The Node release Hark runs on (packages/core/src/node-runtime.ts; scripts/lib.sh pins the same).
+ARG NODE_IMAGE=node:26.12.1-bookworm-slim
 
 # ---- base: Node with pnpm from corepack (version pinned by package.json "packageManager") ----
 FROM ${NODE_IMAGE} AS base
@@ -9,7 +10,10 @@ FROM ${NODE_IMAGE} AS base
 # integrity of every dependency, so corepack's own signature check of pnpm is skipped.
 ENV COREPACK_ENABLE_DOWNLOAD_PROMPT=0 COREPACK_INTEGRITY_KEYS=0 \
     TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 CI=true
-RUN corepack enable
+# Node 25 and later ship without corepack: it comes from the npm registry, pinned (as in
+# scripts/lib.sh), in place of the yarn links some images still carry.
+RUN rm -f /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+ && npm install -g corepack@0.36.0 && corepack enable
 WORKDIR /app
 
 # ---- manifests: only what `pnpm install` reads, so dependency layers survive source edits ----

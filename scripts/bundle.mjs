@@ -45,7 +45,8 @@ await build({
   outfile,
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  // The Node line Hark runs on (packages/core/src/node-runtime.ts).
+  target: 'node26',
   // Workspace packages that publish a built dist/ (@hark/sdk) export their source under
   // `@hark/source`; `module` is esbuild's default condition, kept.
   conditions: ['@hark/source', 'module'],

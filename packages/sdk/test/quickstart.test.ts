@@ -70,7 +70,7 @@ describe('README SDK example', () => {
       const { code } = await transform(await readFile(EXAMPLE, 'utf8'), {
         loader: 'ts',
         format: 'esm',
-        target: 'node20',
+        target: 'node22',
       });
       await writeFile(path.join(project, 'quickstart.js'), code);
     });
