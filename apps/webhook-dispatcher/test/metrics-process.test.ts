@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import { metricSample, scrapeMetrics } from '@hark/testing';
+import { freePort, metricSample, scrapeMetrics } from '@hark/testing';
 import { dispatcherTest } from './dispatcher-env';
 
 // The built dispatcher serves its metrics on HARK_METRICS_PORT (apps/webhook-dispatcher/dist/main.js).
@@ -8,11 +7,7 @@ jest.setTimeout(40_000);
 const h = dispatcherTest();
 
 it('serves /metrics and /healthz on HARK_METRICS_PORT; SIGTERM exits 0', async () => {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-
+  const port = await freePort();
   const p = await h.startProcess({ HARK_METRICS_PORT: String(port), HARK_METRICS_HOST: '127.0.0.1' });
   await p.waitForLog('metrics listening');
   const base = `http://127.0.0.1:${port}`;

@@ -1,20 +1,10 @@
-import { createServer } from 'node:net';
-import { metricSample, scrapeMetrics } from '@hark/testing';
+import { freePort, metricSample, scrapeMetrics } from '@hark/testing';
 import { workerTest } from './worker-test-env';
 
 // The built worker serves its metrics on HARK_METRICS_PORT (apps/worker/dist/main.js).
 jest.setTimeout(60_000);
 
 const h = workerTest();
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 const worker = (env: Record<string, string>) => h.startProcess({ HARK_METRICS_HOST: '127.0.0.1', ...env });
 

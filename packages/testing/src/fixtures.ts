@@ -210,6 +210,8 @@ export interface StackOptions {
   workerEnv?: ((root: string) => Env) | false;
   /** Start a webhook dispatcher too. */
   dispatcher?: boolean;
+  /** Environment of the dispatcher process alone, after `env`. */
+  dispatcherEnv?: (root: string) => Env;
   /** How long the worker may take to log "worker ready" (default 30 s). */
   workerReadyMs?: number;
   /** Time-out of the set-up (default: jest's). */
@@ -279,7 +281,9 @@ async function startStack(opts: StackOptions, started: AppProcess[]): Promise<St
   };
   const workerEnv = opts.workerEnv;
   const worker = workerEnv === false ? undefined : start('worker', workerEnv?.(root) ?? {});
-  const dispatcher = opts.dispatcher ? start('webhook-dispatcher', {}) : undefined;
+  const dispatcher = opts.dispatcher
+    ? start('webhook-dispatcher', opts.dispatcherEnv?.(root) ?? {})
+    : undefined;
   const api = await startApiProcess({ ...env, ...opts.apiEnv?.(root) }, { started: (p) => started.push(p) });
   const workerReady = await worker?.waitForLog('worker ready', opts.workerReadyMs ?? 30_000);
   await dispatcher?.waitForLog('dispatcher ready', 20_000);

@@ -1,6 +1,7 @@
 export * from './wait-for';
 export * from './factories';
 export * from './invariants';
+export * from './ports';
 export * from './processes';
 export * from './prometheus';
 export * from './s3';
