@@ -29,6 +29,8 @@ log "bundling the bench"
 
 mkdir -p "$HARK_HOME/bench"
 export BENCH_SERVER_LOG="$HARK_HOME/bench/api-server.log"
+# The API's try page, which the bundled bench server cannot find next to itself.
+export HARK_TRY_PAGE_DIR="$ROOT/apps/api/public"
 : > "$BENCH_SERVER_LOG"
 log "running (server log: $BENCH_SERVER_LOG)"
 exec node "$BENCH/dist/bench.js"

@@ -5,18 +5,22 @@ import type { IRouter, Response } from 'express';
 
 /**
  * `apps/api/public`, from the bundle (`apps/api/dist/main.js`) and from source
- * (`apps/api/src/routes/*.ts`, tests and benches) alike.
+ * (`apps/api/src/routes/*.ts`, tests and benches) alike; a bundle elsewhere (bench/api's) is
+ * given it in `HARK_TRY_PAGE_DIR`.
  */
-export const PAGE_DIR = [path.resolve(__dirname, '../public'), path.resolve(__dirname, '../../public')].find(
-  (dir) => {
-    try {
-      readFileSync(path.join(dir, 'try.html'));
-      return true;
-    } catch {
-      return false;
-    }
-  },
-);
+export const PAGE_DIR = [
+  process.env.HARK_TRY_PAGE_DIR,
+  path.resolve(__dirname, '../public'),
+  path.resolve(__dirname, '../../public'),
+].find((dir): dir is string => {
+  if (dir === undefined) return false;
+  try {
+    readFileSync(path.join(dir, 'try.html'));
+    return true;
+  } catch {
+    return false;
+  }
+});
 
 /** The page's files: served by these names only, so nothing else in the folder is reachable. */
 export const PAGE_ASSETS = {
