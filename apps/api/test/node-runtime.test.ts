@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,16 +51,38 @@ describe('the API, worker and dispatcher on S3 storage', () => {
   });
 });
 
+/**
+ * An older Node to start the entry points on: the machine's own where it is older (Node 20 here
+ * and on CI; scripts/lib.sh put the pinned release before it on PATH), which also proves the
+ * bundles parse on it so that the check gets to run; else this Node made to report 20.20.2.
+ */
+async function olderNode(dir: string): Promise<{ argv: string[]; version: string }> {
+  for (const d of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const bin = path.join(d, 'node');
+    try {
+      const version = execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+      if (unsupportedNodeReason(version)) return { argv: [bin], version };
+    } catch {
+      // no node in this folder, or one that does not run
+    }
+  }
+  const preload = path.join(dir, 'node-20.cjs');
+  await writeFile(preload, "Object.defineProperty(process.versions, 'node', { value: '20.20.2' });\n");
+  return { argv: [process.execPath, '--require', preload], version: '20.20.2' };
+}
+
 describe('on an older Node', () => {
   let dir = '';
-  let preload = '';
+  let old: { argv: string[]; version: string } = { argv: [], version: '' };
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'hark-old-node-'));
-    preload = path.join(dir, 'node-20.cjs');
-    // What an entry point reads to judge its Node: the release Node 20 machines ship.
-    await writeFile(preload, "Object.defineProperty(process.versions, 'node', { value: '20.20.2' });\n");
+    old = await olderNode(dir);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("is one Hark refuses (the machine's Node 20 here)", () => {
+    expect(Number(old.version.split('.')[0])).toBeLessThan(26);
+  });
 
   it.each([
     'apps/api/dist/main.js',
@@ -69,9 +91,8 @@ describe('on an older Node', () => {
     'packages/cli/dist/hark.js',
     'packages/db/dist/migrate-cli.js',
   ])('%s exits 1 at once, printing only the release it needs', async (entry) => {
-    const child = spawn(process.execPath, ['--require', preload, path.join(REPO_ROOT, entry)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const [bin, ...args] = old.argv;
+    const child = spawn(bin!, [...args, path.join(REPO_ROOT, entry)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -79,7 +100,7 @@ describe('on an older Node', () => {
     expect({ code, out }).toEqual({
       code: 1,
       out:
-        'Hark needs Node.js 26.12.1 or later (the 26 LTS line); this is Node.js v20.20.2. ' +
+        `Hark needs Node.js 26.12.1 or later (the 26 LTS line); this is Node.js v${old.version}. ` +
         'scripts/up.sh installs Node.js 26.12.1 into .hark/node; the Docker images run it.\n',
     });
   });
