@@ -4,9 +4,12 @@
  * Node 20 left support in April 2026. 26 is the active LTS line (from October 2026; security fixes
  * until April 2029); 24 is in maintenance only until April 2028, so 26 gives a deployment made now
  * a year longer before the next move. Every native dependency passes its tests on it: koffi
- * calling the OpenSSL inside Node (the upload hasher), onnxruntime-node (the neural diarizer),
- * Prisma's client and migrations, msgpackr-extract (BullMQ), esbuild and swc, and puppeteer-core
- * driving Chromium. The scripts install exactly this release where the machine's Node is older
+ * calling the OpenSSL inside Node (the upload hasher: packages/storage/src/native-sha256.spec.ts,
+ * which fails where it does not load), onnxruntime-node (the speech gate and the neural diarizer:
+ * packages/diarization/test/neural.test.ts and diarize.test.ts), Prisma's client and migrations
+ * (packages/db/test/migrate.test.ts and every integration test), msgpackr-extract (BullMQ), esbuild
+ * and swc (the builds, jest), and puppeteer-core driving Chromium (apps/api/test/try-page.test.ts).
+ * The scripts install exactly this release where the machine's Node is older
  * (scripts/lib.sh), the Docker images are built on it, and every package.json's `engines` says so;
  * a unit test keeps all of them equal to this constant.
  */
