@@ -16,7 +16,7 @@ async function load(entry) {
     bundle: true,
     write: false,
     platform: 'node',
-    target: 'node20',
+    target: 'node26',
     // Workspace packages that publish a built dist/ (@hark/sdk) export their source under
     // `@hark/source`; `module` is esbuild's default condition, kept.
     conditions: ['@hark/source', 'module'],

@@ -39,8 +39,11 @@ it.each(dockerfiles)('docker/%s is built on it, with the corepack the scripts in
   expect(/npm install -g corepack@(\S+)/.exec(text)?.[1]).toBe(libVar('COREPACK_VERSION'));
 });
 
-it("the bundles target its line and the code is typed against that line's API", () => {
-  expect(/\btarget: '(node\d+)'/.exec(read('scripts/bundle.mjs'))?.[1]).toBe(`node${MAJOR}`);
+it.each(['scripts/bundle.mjs', 'scripts/openapi.mjs'])('%s (esbuild) targets its line', (file) => {
+  expect(/\btarget: '(node\d+)'/.exec(read(file))?.[1]).toBe(`node${MAJOR}`);
+});
+
+it("the code is typed against its line's API", () => {
   const types = (json('package.json').devDependencies as Record<string, string>)['@types/node'];
   expect(types?.split('.')[0]).toBe(MAJOR);
 });
