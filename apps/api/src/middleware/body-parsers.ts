@@ -1,12 +1,14 @@
 import { HarkError } from '@hark/core';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import multer from 'multer';
 import { OpenAiError } from '../services/openai-errors';
 import { normaliseFormBody } from '../services/form-normalise';
+import { type FormRefusal, readMultipartForm } from './multipart-form';
 
 /**
  * POST /v1/transcripts: JSON, urlencoded and multipart bodies all become the same parsed fields
- * (`req.body`, `{}` when there is none); any other content type is 400 `body_invalid`.
+ * (`req.body`, `{}` when there is none); any other content type is 400 `body_invalid`. Each is
+ * held to `maxBytes` (a multipart body for all its fields together, as a JSON body is as a whole).
  */
 export function fieldBodyParsers(maxBytes: number): RequestHandler[] {
   const json = express.json({
@@ -15,7 +17,6 @@ export function fieldBodyParsers(maxBytes: number): RequestHandler[] {
     type: ['application/json', 'application/*+json'],
   });
   const form = express.urlencoded({ limit: maxBytes, extended: true, parameterLimit: 1000 });
-  const multipart = multer({ limits: { fieldSize: maxBytes, fields: 200, files: 0, parts: 200 } }).none();
   const checkType: RequestHandler = (req, _res, next) => {
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
     if (
@@ -26,16 +27,27 @@ export function fieldBodyParsers(maxBytes: number): RequestHandler[] {
     }
     next();
   };
-  const multipartErrors: RequestHandler = (req, res, next) => {
-    multipart(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const code = (err as { code?: string }).code;
-      next(
-        code === 'LIMIT_FIELD_VALUE'
-          ? new HarkError('payload_too_large')
-          : HarkError.validation({ body: 'body_invalid' }),
-      );
-    });
+  const limits = { fieldBytes: maxBytes, fieldSize: maxBytes, fields: 200, parts: 200 };
+  const refuse = (r: FormRefusal): HarkError => {
+    switch (r.kind) {
+      case 'field_too_long':
+      case 'fields_too_large':
+        return new HarkError('payload_too_large');
+      case 'incomplete':
+        return HarkError.validation({ body: 'body_incomplete' });
+      default:
+        return HarkError.validation({ body: 'body_invalid' });
+    }
+  };
+  const multipart: RequestHandler = async (req, res, next) => {
+    if (!req.is('multipart')) return next();
+    try {
+      req.body = await readMultipartForm(req, limits, refuse).fields;
+    } catch (err) {
+      closeUnlessRead(req, res);
+      throw err;
+    }
+    next();
   };
   const normalise: RequestHandler = (req, _res, next) => {
     if (req.is(['urlencoded', 'multipart']) && req.body && typeof req.body === 'object') {
@@ -44,7 +56,19 @@ export function fieldBodyParsers(maxBytes: number): RequestHandler[] {
     req.body ??= {};
     next();
   };
-  return [checkType, json, form, multipartErrors, normalise];
+  return [checkType, json, form, multipart, normalise];
+}
+
+/**
+ * A refusal in the middle of a body (the rest unread): the connection closes after the answer,
+ * instead of waiting on bytes nobody reads. A body never touched is left to Node, which discards
+ * it and keeps the connection.
+ */
+export function closeUnlessRead(
+  req: Request,
+  res: { setHeader(name: string, value: string): unknown },
+): void {
+  if (req.readableDidRead && !req.complete) res.setHeader('Connection', 'close');
 }
 
 /**
