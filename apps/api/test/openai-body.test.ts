@@ -293,6 +293,22 @@ describe('form fields', () => {
     expect(outcome(ok)).toEqual(error(504, 'transcription_timeout', 'timeout_error'));
   });
 
+  it('multipart without a boundary: 400 invalid_body, and the API carries on', async () => {
+    const a = await createTestAccount(api.db, api.secret, { toppedUp: true, credits: 1000 });
+    const call = rawRequest(port, 'POST', '/v1/audio/transcriptions', {
+      ...a.auth,
+      'Content-Type': 'multipart/form-data',
+      'Content-Length': 5,
+    });
+    call.req.end('hello');
+    expect(outcome(await call.response)).toEqual(error(400, 'invalid_body'));
+    const again = await send(port, a, [
+      { name: 'model', value: 'whisper-9' },
+      { name: 'file', file: Buffer.alloc(10) },
+    ]).response;
+    expect(outcome(again)).toEqual(error(400, 'model_not_found', 'invalid_request_error', 'model'));
+  });
+
   it('more than 256 KiB of fields in all: 413, nothing stored', async () => {
     const a = await createTestAccount(api.db, api.secret, { toppedUp: true, credits: 1000 });
     const long = 'x'.repeat(60 * 1024);

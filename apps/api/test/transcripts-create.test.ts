@@ -192,6 +192,13 @@ describe('POST /v1/transcripts validation', () => {
       envelope('validation', false, { externalId: 'external_id_invalid' }),
     ]);
     expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
+    // Multipart without a boundary: unreadable, refused like any other bad body.
+    const bare = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Content-Type', 'multipart/form-data')
+      .send('url=x');
+    expect([bare.status, bare.body]).toEqual([400, envelope('validation', false, { body: 'body_invalid' })]);
   });
 });
 

@@ -99,9 +99,10 @@ export function readMultipartForm(
       },
     });
   } catch {
-    // Not multipart/form-data, or no boundary.
-    const err = refuse({ kind: 'malformed' });
-    return { file: Promise.reject(err), fields: Promise.reject(err) };
+    // Not multipart/form-data, or no boundary. Either promise may go unawaited.
+    const refused = deferred<never>();
+    refused.reject(refuse({ kind: 'malformed' }));
+    return { file: refused.promise, fields: refused.promise };
   }
   const idle = limits.idleMs === undefined ? null : watchIdle(req, limits.idleMs);
 
