@@ -211,7 +211,7 @@ export const OPENAI_AUDIO_RESPONSES: Record<number, Json> = {
   ),
   429: errorResponse(
     '`requests` / `rate_limit_exceeded` (with `Retry-After`), `concurrency_limit_exceeded`, or ' +
-      '`too_many_waiting_requests` (the account already has HARK_OPENAI_WAITING_PER_ACCOUNT requests on these ' +
+      '`requests` / `too_many_waiting_requests` (the account already has HARK_OPENAI_WAITING_PER_ACCOUNT requests on these ' +
       'routes, default 10; refused before the body is read); ' +
       '`insufficient_quota` / `insufficient_quota` when the account has no credits (with `x-should-retry: false`).',
     headerRefs(RATE, ['Retry-After']),
