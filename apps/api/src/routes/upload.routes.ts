@@ -22,6 +22,21 @@ function closeAfter(res: Response, e: unknown): never {
   throw e;
 }
 
+/**
+ * Aborted when the client's connection closes before its answer was sent: the blob store's
+ * calls for the request stop then (a store that hangs would otherwise hold the upload's lock
+ * until its time-outs). Logged as 408, like a body dropped for silence (`watchIdle`); nobody is
+ * there to read it.
+ */
+function clientGone(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished)
+      gone.abort(new HarkError('request_timeout', 'The connection closed before the body was stored.'));
+  });
+  return gone.signal;
+}
+
 export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router {
   const r = Router();
   const mount = keyedMount(r, limit);
@@ -33,7 +48,7 @@ export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router 
   mount(ROUTE.createUpload, noStore, async (req, res) => {
     const input = parseCreateUpload(req.query, req.headers['idempotency-key']);
     const upload = await uploads
-      .createWithBody(req.auth!.accountId, input, req, declaredLength(req))
+      .createWithBody(req.auth!.accountId, input, req, declaredLength(req), clientGone(res))
       .catch((e: unknown) => closeAfter(res, e));
     res.status(201).json({ data: upload });
   });
@@ -44,7 +59,7 @@ export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router 
 
   mount(ROUTE.appendUploadChunk, noStore, async (req, res) => {
     const upload = await uploads
-      .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req))
+      .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req), clientGone(res))
       .catch((e: unknown) => closeAfter(res, e));
     res.json({ data: upload });
   });

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
+import {
+  BlobMissingError,
+  type BlobStore,
+  BlobSealedError,
+  type UploadHashing,
+  isBlobStoreUnavailable,
+} from '@hark/storage';
 import { ERASED_UNREAD_UPLOAD, NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
 import {
   BodyPrint,
@@ -165,17 +171,19 @@ export class UploadService {
    * POST: the body (possibly empty) is written under a fresh id before the row exists, so a
    * refused or interrupted body leaves no upload behind. With an `Idempotency-Key` whose create
    * is on record, the body is read, not stored, and the recorded upload answered (or 409 when
-   * the request differs); see `upload-idempotency.ts`.
+   * the request differs); see `upload-idempotency.ts`. `signal`: aborted when the client is gone,
+   * which ends the store's calls for it at once.
    */
   async createWithBody(
     accountId: string,
     input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
+    signal?: AbortSignal,
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
     const key = input.idempotencyKey;
-    if (key === undefined) return this.createNew(accountId, input, body, declaredLength);
+    if (key === undefined) return this.createNew(accountId, input, body, declaredLength, signal);
     // Creates under one key run one at a time, on every replica: a retry that overlaps its
     // first try waits for it and answers its upload (the first try's reservation would
     // otherwise count against the retry's quota check, and could refuse it 413).
@@ -194,7 +202,7 @@ export class UploadService {
         ).finally(idle.stop);
         return await this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
       }
-      return await this.createNew(accountId, input, body, declaredLength);
+      return await this.createNew(accountId, input, body, declaredLength, signal);
     } finally {
       await keyLock.release();
     }
@@ -222,6 +230,7 @@ export class UploadService {
     input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
+    signal: AbortSignal | undefined,
   ): Promise<UploadView> {
     const id = newId('up');
     const expected = input.expectedBytes ?? 0;
@@ -237,7 +246,7 @@ export class UploadService {
       const [usage] = await this.db.$queryRaw<Usage[]>`SELECT ${usageColumns(accountId, id)}`;
       const room = this.room(usage!, reservation.othersReservedBytes, 0, expected);
       if (!room.declaredFits || (declaredLength !== null && declaredLength > room.bytes)) throw room.refuse();
-      return await this.writeNew(accountId, id, input, body, room);
+      return await this.writeNew(accountId, id, input, body, room, signal);
     } catch (e) {
       if (!(e instanceof KeyTaken)) throw e;
       taken = e;
@@ -255,6 +264,7 @@ export class UploadService {
     input: CreateUploadRequest,
     body: Readable,
     room: { bytes: number; refuse(): HarkError },
+    signal: AbortSignal | undefined,
   ): Promise<UploadView> {
     const hash = await this.hashing.start();
     // A keyed create prints its body for the key's record.
@@ -273,6 +283,7 @@ export class UploadService {
             return hash.update(c);
           },
           tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
+          ...(signal ? { signal } : {}),
         })
         .finally(idle.stop);
       const data = {
@@ -294,9 +305,13 @@ export class UploadService {
     } catch (e) {
       // Not when the row is there after all (a COMMIT whose answer was lost): a key's retry
       // answers that upload, which needs its file. Best effort: what a failed removal leaves
-      // has no row, and the upload sweeper removes it.
-      const row = await this.db.upload.count({ where: { id } }).catch(() => 1);
-      if (row === 0) await this.blobs.remove(id).catch(() => undefined);
+      // has no row, and the upload sweeper removes it; so does a store that is unavailable,
+      // which would only keep the reservation (and the caller's answer) through its time-outs
+      // again.
+      if (!isBlobStoreUnavailable(e)) {
+        const row = await this.db.upload.count({ where: { id } }).catch(() => 1);
+        if (row === 0) await this.blobs.remove(id).catch(() => undefined);
+      }
       throw e;
     } finally {
       hash.end();
@@ -330,13 +345,16 @@ export class UploadService {
 
   /**
    * Appends one body. `declaredLength` (Content-Length) lets oversize bodies be refused before
-   * a byte is read; bodies without it are counted as they stream.
+   * a byte is read; bodies without it are counted as they stream. `signal`: aborted when the
+   * client is gone, which ends the store's calls at once, and with them the lock and the
+   * reservation (a store that hangs fails them within the client's time-outs anyway).
    */
   async append(
     accountId: string,
     id: string,
     body: Readable,
     declaredLength: number | null,
+    signal?: AbortSignal,
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxChunkBytes)
       throw new HarkError('chunk_too_large');
@@ -393,6 +411,7 @@ export class UploadService {
               });
               if (n.count !== 1) throw new Error('upload moved under its lock');
             },
+            ...(signal ? { signal } : {}),
           })
           .catch(async (e: unknown) => {
             if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);
