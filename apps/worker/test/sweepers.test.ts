@@ -33,6 +33,8 @@ const blobFile = (id: string) => path.join(h.config.storageDir, id);
 /** The upload sweep as the worker runs it (TTL 24 h), with a cursor of its own. */
 const sweepUploadsNow = (o: Partial<UploadSweepDeps> = {}) =>
   sweepUploads({ db: h.db, blobs: h.blobs, uploadTtlHours: 24, orphanCursor: memorySweepCursor(), ...o });
+/** Erased long enough ago for the upload sweep's final removal (an hour after the erasure). */
+const settledErasure = () => new Date(Date.now() - 2 * HOUR);
 
 async function doneTranscript(opts: { expiresAt: Date | null; uploadId?: string }) {
   const acct = await h.account(1000);
@@ -248,7 +250,7 @@ describe('upload sweep', () => {
     await h.db.upload.update({
       where: { id: uploadId },
       data: {
-        erasedAt: new Date(),
+        erasedAt: settledErasure(),
         hashState: null,
         sha256: 'ef'.repeat(32),
         actualSha256: 'ef'.repeat(32),
@@ -266,7 +268,9 @@ describe('upload sweep', () => {
   });
 });
 
-describe('orphan sweep: bounded work that always finishes (issue 36, item 3)', () => {
+describe('upload sweep: bounded work that always finishes (issue 36, item 3)', () => {
+  const DAY = 24 * HOUR;
+
   /** `h.blobs` with every call recorded: method and key (or the listing's cursor). */
   function recordedStore() {
     const calls: { method: string; arg: unknown }[] = [];
@@ -280,20 +284,62 @@ describe('orphan sweep: bounded work that always finishes (issue 36, item 3)', (
         };
       },
     });
-    return { blobs, calls };
+    return { blobs, calls, about: (ids: Set<string>) => calls.filter((c) => ids.has(c.arg as string)) };
   }
 
   /** `n` upload rows of one account, with a blob each unless `blobs` is false. */
-  async function uploads(n: number): Promise<string[]> {
+  async function uploads(n: number, data: { erasedAt?: Date } = {}, blobs = true): Promise<string[]> {
     const acct = await h.account(10);
     const ids = Array.from({ length: n }, () => newId('up'));
     await h.db.upload.createMany({
-      data: ids.map((id) => ({ id, accountId: acct.accountId, receivedBytes: 5n })),
+      data: ids.map((id) => ({ id, accountId: acct.accountId, receivedBytes: 5n, ...data })),
     });
-    await mkdir(h.config.storageDir, { recursive: true });
-    await Promise.all(ids.map((id) => writeFile(blobFile(id), 'bytes')));
+    if (blobs) {
+      await mkdir(h.config.storageDir, { recursive: true });
+      await Promise.all(ids.map((id) => writeFile(blobFile(id), 'bytes')));
+    }
     return ids;
   }
+
+  it('an erased upload is cleared once, after its erasure settled, and marked: later sweeps never ask the store about it', async () => {
+    // The sweep used to re-check every upload erased in the last 7 days on every run, three S3
+    // calls each: a caller making erased uploads for free multiplied the calls of every run.
+    const settled = await uploads(3, { erasedAt: settledErasure() });
+    const [fresh] = await uploads(1, { erasedAt: new Date() });
+    const first = recordedStore();
+    await sweepUploadsNow({ blobs: first.blobs });
+    for (const id of settled) expect(existsSync(blobFile(id))).toBe(false);
+    // Within the hour after its erasure: its own erasure removes the bytes; the sure pass waits.
+    expect(existsSync(blobFile(fresh!))).toBe(true);
+    const rows = await h.db.upload.findMany({
+      where: { id: { in: settled } },
+      select: { blobsRemovedAt: true },
+    });
+    expect(rows.every((r) => r.blobsRemovedAt !== null)).toBe(true);
+    expect(first.about(new Set(settled)).map((c) => c.method)).toEqual(['remove', 'remove', 'remove']);
+
+    const again = recordedStore();
+    await sweepUploadsNow({ blobs: again.blobs });
+    expect(again.about(new Set(settled))).toEqual([]);
+  });
+
+  it('clears at most its batches a run, oldest erasure first; the next run carries on', async () => {
+    // Within the 7 days the old sweep re-checked, all at once; older than every other test's.
+    const erasedAt = new Date(Date.now() - 3 * DAY);
+    const ids = await uploads(60, { erasedAt }, false);
+    const mine = new Set(ids);
+    const cleared = () => h.db.upload.count({ where: { id: { in: ids }, blobsRemovedAt: { not: null } } });
+    // 50 batches of 1: at most 50 removals a run, and runs go on until every one is cleared.
+    let runs = 0;
+    while ((await cleared()) < 60 && runs < 10) {
+      const store = recordedStore();
+      await sweepUploadsNow({ blobs: store.blobs, batchSize: 1 });
+      expect(store.about(mine).length).toBeLessThanOrEqual(50);
+      runs++;
+    }
+    expect(await cleared()).toBe(60);
+    expect(runs).toBeGreaterThan(1);
+  });
 
   it('orphans after more than a thousand retained uploads are reached: the listing resumes where the last run stopped', async () => {
     // The orphan sweep stopped after 1,000 stale keys, counting keys that still had rows, and
@@ -355,7 +401,7 @@ describe('erased uploads still read', () => {
     // Its sibling was deleted: the upload is erased, the processing one still needs the bytes.
     await h.db.upload.update({
       where: { id: uploadId },
-      data: { erasedAt: new Date(), hashState: null },
+      data: { erasedAt: settledErasure(), hashState: null },
     });
 
     await sweepUploadsNow();

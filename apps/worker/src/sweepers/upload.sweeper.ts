@@ -1,11 +1,7 @@
 import { isIdOf } from '@hark/core';
 import type { Db } from '@hark/db';
-import {
-  DIGESTS_TO_FORGET,
-  ERASED_UNREAD_UPLOAD,
-  forgetUploadDigests,
-  UNREAD_UPLOADS,
-} from '@hark/transcripts';
+import { isBlobStoreUnavailable } from '@hark/storage';
+import { DIGESTS_TO_FORGET, ERASED_UNREAD_UPLOAD, forgetUploadDigests } from '@hark/transcripts';
 import type { SweepDeps } from './retention.sweeper';
 import type { SweepCursor } from './sweep-cursor';
 
@@ -20,8 +16,10 @@ export interface UploadSweepResult {
   /** Unused uploads removed (row and file). */
   removed: number;
   /**
-   * Files of erased uploads removed: a crash had left them after the erasure committed, or a
-   * transcript made from the upload was still processing then (it read them).
+   * Erased uploads whose blobs were removed and marked so (`blobsRemovedAt`): each once, after
+   * its erasure settled and once no processing transcript reads it. The erasure removes them at
+   * once as well; this is the pass that is sure (a crash in between, a store that was down, an
+   * append that was still writing).
    */
   erasedFilesRemoved: number;
   /**
@@ -36,10 +34,12 @@ export interface UploadSweepResult {
 
 const MAX_BATCHES = 50;
 /**
- * Erased uploads are re-checked for a leftover file for this long after their erasure: long
- * enough to outlast any crash and restart, short enough that the check stays cheap.
+ * An erased upload's blobs are removed for good this long after its erasure: past any append
+ * that was still writing then (a chunk's request lasts at most Node's 300 s request time-out,
+ * and the store's calls their own time-outs) and any process that died between the erasure and
+ * its own removal of them.
  */
-const ERASED_RECHECK_MS = 7 * 24 * 3600_000;
+const ERASED_SETTLE_MS = 3600_000;
 
 /**
  * Removes uploads that nobody transcribed within the TTL (counted from their last chunk), the
@@ -72,18 +72,8 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     if (stale.length < batchSize || removedThisBatch === 0) break;
   }
 
-  const erased = await deps.db.upload.findMany({
-    // Not while a transcript made from it still processes (it reads them): a later sweep.
-    where: { erasedAt: { not: null, gt: new Date(now.getTime() - ERASED_RECHECK_MS) }, ...UNREAD_UPLOADS },
-    select: { id: true },
-  });
-  for (const { id } of erased) {
-    signal?.throwIfAborted();
-    if (!(await deps.blobs.exists(id, signal ? { signal } : {}))) continue;
-    await deps.blobs.remove(id, signal ? { signal } : {});
-    result.erasedFilesRemoved++;
-  }
-  // Not bounded by the re-check window (few erased rows have any left, but the first sweep after
+  result.erasedFilesRemoved = await removeErasedBlobs(deps, new Date(now.getTime() - ERASED_SETTLE_MS), now);
+  // Not bounded by the settling time (few erased rows have any left, but the first sweep after
   // an upgrade finds those of every upload erased before): in batches, as above.
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     signal?.throwIfAborted();
@@ -107,6 +97,56 @@ export async function sweepUploads(deps: UploadSweepDeps): Promise<UploadSweepRe
     ...(signal ? { signal } : {}),
   });
   return result;
+}
+
+/**
+ * Erased uploads erased before `settled`, not cleared yet and read by no processing transcript:
+ * their blobs are removed and the rows marked (`blobs_removed_at`), a batch at a time, in the
+ * order of their erasure; the next run starts after the last one marked. One that fails for a
+ * reason of its own is logged and passed over (this run); a store that is unavailable ends the
+ * run. Resolves with the uploads cleared.
+ */
+async function removeErasedBlobs(deps: UploadSweepDeps, settled: Date, now: Date): Promise<number> {
+  const batchSize = deps.batchSize ?? 100;
+  const { signal } = deps;
+  let after = { erasedAt: new Date(0), id: '' };
+  let cleared = 0;
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    signal?.throwIfAborted();
+    const due = await deps.db.$queryRaw<{ id: string; erased_at: Date }[]>`
+      SELECT u.id, u.erased_at FROM uploads u
+      WHERE u.erased_at IS NOT NULL AND u.blobs_removed_at IS NULL AND u.erased_at < ${settled}
+        AND (u.erased_at, u.id) > (${after.erasedAt}, ${after.id})
+        AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.upload_id = u.id AND t.status = 'processing')
+      ORDER BY u.erased_at, u.id LIMIT ${batchSize}`;
+    const done: string[] = [];
+    for (const { id } of due) {
+      try {
+        await deps.blobs.remove(id, signal ? { signal } : {});
+        done.push(id);
+      } catch (err) {
+        if (signal?.aborted || isBlobStoreUnavailable(err)) {
+          await markCleared(deps.db, done, now);
+          throw err;
+        }
+        deps.log?.warn({ uploadId: id, err: (err as Error).message }, 'erased upload: blob removal failed');
+      }
+    }
+    cleared += await markCleared(deps.db, done, now);
+    const last = due.at(-1);
+    if (!last || due.length < batchSize) break;
+    after = { erasedAt: last.erased_at, id: last.id };
+  }
+  return cleared;
+}
+
+async function markCleared(db: Db, ids: string[], now: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { count } = await db.upload.updateMany({
+    where: { id: { in: ids }, blobsRemovedAt: null },
+    data: { blobsRemovedAt: now },
+  });
+  return count;
 }
 
 /** Names listed per page of the store's listing. */
@@ -188,7 +228,9 @@ async function removeUnused(
       WHERE id = ${id} AND updated_at < ${cutoff} AND used_at IS NULL AND erased_at IS NULL FOR UPDATE`;
     if (locked.length === 0) return false;
     await deps.blobs.remove(id, deps.signal ? { signal: deps.signal } : {});
-    // Failed or canceled transcripts still name it: the row stays, erased, as after a deletion.
+    // Failed or canceled transcripts still name it: the row stays, erased, as after a deletion
+    // (its blobs are removed once more when the erasure has settled: a chunk may have been
+    // arriving, which the row lock does not stop).
     if ((await tx.transcript.count({ where: { uploadId: id } })) > 0) {
       await tx.upload.update({ where: { id }, data: { erasedAt: new Date(), ...ERASED_UNREAD_UPLOAD } });
     } else {
