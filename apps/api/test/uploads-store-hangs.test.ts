@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { silentS3Store } from '@hark/testing';
+import { createProcessingTranscript, silentS3Store } from '@hark/testing';
+import { failTranscript } from '@hark/transcripts';
 import { apiTest as apiFixture } from '@hark/testing/jest';
 import request from 'supertest';
 import { envelope, rawRequest, startTestApi } from './helpers';
@@ -59,6 +60,19 @@ describe('a store that never answers', () => {
     expect(
       await api.db.upload.count({ where: { accountId: api.account.accountId, receivedBytes: 1000 } }),
     ).toBe(0);
+  });
+
+  it('a transcript deletion answers within the time-outs; the erased bytes are left to the upload sweeper', async () => {
+    const uploadId = await emptyUpload();
+    await api.db.upload.update({ where: { id: uploadId }, data: { receivedBytes: 1000n } });
+    const id = await createProcessingTranscript(api.db, api.account, { uploadId });
+    expect(await failTranscript(api.db, id, 'audio_invalid', 'The audio could not be decoded.')).toBe(true);
+    const t0 = Date.now();
+    const res = await request(api.app).delete(`/v1/transcripts/${id}`).set(api.auth);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect([res.status, res.body.data]).toEqual([200, { id, deleted: true }]);
+    const upload = await api.db.upload.findUniqueOrThrow({ where: { id: uploadId } });
+    expect([upload.erasedAt !== null, upload.blobsRemovedAt]).toEqual([true, null]);
   });
 
   it('a client that leaves while the store hangs ends the append at once, not after the time-outs', async () => {

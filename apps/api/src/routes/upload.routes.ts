@@ -5,6 +5,7 @@ import { type RouteLimit, keyedMount } from '../contract/mount';
 import { ROUTE } from '../contract/routes.contract';
 import { parseCreateUpload } from '../schemas/create-upload';
 import type { UploadService } from '../services/upload.service';
+import { clientGone } from './client-gone';
 
 function declaredLength(req: Request): number | null {
   const raw = req.headers['content-length'];
@@ -20,21 +21,6 @@ function closeAfter(res: Response, e: unknown): never {
   if (e instanceof HarkError && (e.status === 413 || e.code === 'insufficient_balance'))
     res.setHeader('Connection', 'close');
   throw e;
-}
-
-/**
- * Aborted when the client's connection closes before its answer was sent: the blob store's
- * calls for the request stop then (a store that hangs would otherwise hold the upload's lock
- * until its time-outs). Logged as 408, like a body dropped for silence (`watchIdle`); nobody is
- * there to read it.
- */
-function clientGone(res: Response): AbortSignal {
-  const gone = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished)
-      gone.abort(new HarkError('request_timeout', 'The connection closed before the body was stored.'));
-  });
-  return gone.signal;
 }
 
 export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router {
