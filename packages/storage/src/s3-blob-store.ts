@@ -496,12 +496,16 @@ export class S3BlobStore implements BlobStore {
     return (await this.listUploads(name, signal))[0] ?? null;
   }
 
-  /** Starts the blob's multipart upload and has the caller record its id before any part goes in. */
+  /**
+   * Starts the blob's multipart upload and has the caller record its id before any part goes in.
+   * Not aborted once sent (only the client's time-outs end it): the store may create the upload
+   * and answer after the caller left, and an id that is never recorded names a multipart upload
+   * that no later append reuses and nothing but the erasure lists.
+   */
   private async startUpload(name: string, opts: AppendOptions): Promise<string> {
-    const created = await s3Call(
-      'create upload',
-      (o) => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: name }), o),
-      opts.signal,
+    opts.signal?.throwIfAborted();
+    const created = await s3Call('create upload', (o) =>
+      this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: name }), o),
     );
     if (!created.UploadId) throw new Error('the store created a multipart upload without an id');
     await opts.recordUploadId?.(created.UploadId);

@@ -117,6 +117,7 @@ async function removeErasedBlobs(deps: UploadSweepDeps, settled: Date, now: Date
       SELECT u.id, u.erased_at FROM uploads u
       WHERE u.erased_at IS NOT NULL AND u.blobs_removed_at IS NULL AND u.erased_at < ${settled}
         AND (u.erased_at, u.id) > (${after.erasedAt}, ${after.id})
+        -- UNREAD_UPLOADS (@hark/transcripts), here with the keyset the Prisma query cannot hold.
         AND NOT EXISTS (SELECT 1 FROM transcripts t WHERE t.upload_id = u.id AND t.status = 'processing')
       ORDER BY u.erased_at, u.id LIMIT ${batchSize}`;
     const done: string[] = [];
