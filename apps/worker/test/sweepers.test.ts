@@ -453,35 +453,97 @@ describe('sweep lock and schedule', () => {
     // The scheduler's `running` flag used to stay set for good behind a hung sweep: retention
     // erasure stopped on that replica until it restarted.
     const signals: AbortSignal[] = [];
+    let deafRuns = 0;
     const sweeps = startSweeps({
       intervalMs: 50,
       redis: h.redis,
       redisPrefix: `${h.config.redisPrefix}-hang`,
       log: pino({ level: 'silent' }),
-      lockTtlMs: 300,
+      lockTtlMs: 600,
       sweeps: [
         {
+          // Waits on a store that never answers: only its signal ends the call, as every store
+          // call's does (the SDK's own time-outs are longer than the lock here).
           name: 'hangs',
           run: (signal) => {
             signals.push(signal);
+            return new Promise<never>((_, reject) =>
+              signal.addEventListener('abort', () => reject(signal.reason as Error)),
+            );
+          },
+        },
+        {
+          // Ignores its signal for good: abandoned all the same at the TTL.
+          name: 'deaf',
+          run: () => {
+            deafRuns++;
             return new Promise<never>(() => undefined);
           },
         },
       ],
     });
     try {
-      await waitFor(() => signals.length >= 2, {
-        timeout: 5000,
+      await waitFor(() => signals.length >= 2 && deafRuns >= 1, {
+        timeout: 10_000,
         message: 'a second round after the hung one',
       });
       expect(signals[0]!.aborted).toBe(true);
-    } finally {
+      // Stopping (the worker's shutdown) aborts a round waiting on the store, and returns.
+      await waitFor(() => !signals.at(-1)!.aborted, {
+        timeout: 5000,
+        interval: 10,
+        message: 'a round in flight',
+      });
       const t0 = Date.now();
       await sweeps.stop();
-      // Stopping (the worker's shutdown) does not wait out a hung round either.
       expect(Date.now() - t0).toBeLessThan(250);
+    } finally {
+      await sweeps.stop();
     }
     expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it('stopping waits for a round that does not look at its signal (the reconciler), up to its TTL', async () => {
+    // Stopping used to return at once whatever the round was doing: the worker then closed its
+    // Postgres and Redis connections under the reconciler's work in flight.
+    let started = false;
+    let finished = false;
+    const sweeps = startSweeps({
+      intervalMs: 20,
+      redis: h.redis,
+      redisPrefix: `${h.config.redisPrefix}-stop`,
+      log: pino({ level: 'silent' }),
+      lockTtlMs: 10_000,
+      sweeps: [
+        {
+          name: 'postgres-work',
+          run: async () => {
+            started = true;
+            await h.db.$queryRaw`SELECT 1 AS slept FROM pg_sleep(0.4)`;
+            finished = true;
+            return { done: 1 };
+          },
+        },
+      ],
+    });
+    await waitFor(() => started, { timeout: 5000, interval: 5, message: 'the round to start' });
+    await sweeps.stop();
+    expect(finished).toBe(true);
+
+    // One that never settles holds the stop no longer than its lock's TTL.
+    let deafStarted = false;
+    const deaf = startSweeps({
+      intervalMs: 20,
+      redis: h.redis,
+      redisPrefix: `${h.config.redisPrefix}-stop-deaf`,
+      log: pino({ level: 'silent' }),
+      lockTtlMs: 500,
+      sweeps: [{ name: 'deaf', run: () => ((deafStarted = true), new Promise<never>(() => undefined)) }],
+    });
+    await waitFor(() => deafStarted, { timeout: 5000, interval: 5, message: 'the deaf round to start' });
+    const t0 = Date.now();
+    await deaf.stop();
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('a running worker sweeps on its own every HARK_RETENTION_SWEEP_MS', async () => {

@@ -16,11 +16,12 @@ export class SweepAbandoned extends Error {
 /**
  * Runs `fn` only if no other replica is running the same sweep: `SET key token NX PX ttlMs`.
  * Returns `fn`'s result, or null when the lock was taken. The TTL bounds how long a crashed
- * holder blocks the others, and how long `fn` may run: at the TTL (or when `stop` aborts) its
- * signal is aborted and this rejects at once with `SweepAbandoned`, whatever `fn` is waiting for
- * (a store that never answers), so a hung sweep never holds its scheduler. `fn` passes the signal
- * to what it calls; work it still finishes after that is the kind the sweeps tolerate twice
- * (each row is handled in its own locked transaction).
+ * holder blocks the others, and how long `fn` may run: at the TTL its signal is aborted and this
+ * rejects at once with `SweepAbandoned`, whatever `fn` is still waiting for, so a hung sweep never
+ * holds its scheduler; work it still finishes after that is the kind the sweeps tolerate twice
+ * (each row is handled in its own locked transaction). `stop` (the worker shutting down) aborts
+ * the signal too, but `fn` is waited for: the store calls it makes end at once on the signal, and
+ * what does not look at it (the reconciler's Postgres work) finishes before the connections close.
  */
 export async function withSweepLock<T>(
   redis: Redis,
@@ -33,14 +34,16 @@ export async function withSweepLock<T>(
   const taken = await redis.set(key, token, 'PX', ttlMs, 'NX');
   if (taken !== 'OK') return null;
   const abandon = new AbortController();
-  const timer = setTimeout(() => abandon.abort(new SweepAbandoned(`still running after ${ttlMs} ms`)), ttlMs);
+  let expired: (reason: Error) => void = () => undefined;
+  const abandoned = new Promise<never>((_, reject) => (expired = reject));
+  const timer = setTimeout(() => {
+    const reason = new SweepAbandoned(`still running after ${ttlMs} ms`);
+    abandon.abort(reason);
+    expired(reason);
+  }, ttlMs);
   const onStop = () => abandon.abort(new SweepAbandoned('the worker is stopping'));
   if (stop?.aborted) onStop();
   stop?.addEventListener('abort', onStop, { once: true });
-  const abandoned = new Promise<never>((_, reject) => {
-    if (abandon.signal.aborted) reject(abandon.signal.reason as Error);
-    abandon.signal.addEventListener('abort', () => reject(abandon.signal.reason as Error), { once: true });
-  });
   const run = fn(abandon.signal);
   run.catch(() => undefined); // settles later, if at all, once abandoned
   try {

@@ -25,7 +25,7 @@ export interface SweepSchedulerOptions {
  * Runs each sweep every `intervalMs` in every replica; the Redis lock lets one replica at a time
  * do the work. A failed sweep is logged and tried again next period; one still running at its
  * lock's TTL (a store that never answers) is abandoned, so the next period starts a new round.
- * `stop` abandons the round in flight.
+ * `stop` aborts the round in flight (its store calls end at once) and waits for what is left.
  */
 export function startSweeps(opts: SweepSchedulerOptions): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
