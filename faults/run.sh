@@ -27,6 +27,9 @@ fi
 build_all
 migrate_db
 ensure_whisper
+# The object-store scenarios (9a, 9b) start, stop and restart an S3Proxy of their own.
+s3proxy_runtime
+export FAULTS_S3PROXY_JAR="$S3PROXY_JAR" FAULTS_JAVA="$S3PROXY_JAVA"
 export HARK_SECRET="${HARK_SECRET:-faults-secret-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
 export_test_env
 

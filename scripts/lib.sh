@@ -228,15 +228,22 @@ ensure_s3proxy_jar() {
   mv "$S3PROXY_JAR.tmp" "$S3PROXY_JAR"
 }
 
+# What runs S3Proxy: Java (Debian's default: 17 on bookworm, 21 on trixie, which has no
+# openjdk-17) and the jar. Sets S3PROXY_JAVA and S3PROXY_JAR.
+s3proxy_runtime() {
+  ensure_debian_packages java:default-jre-headless
+  ensure_s3proxy_jar
+  S3PROXY_JAVA=java
+  [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ] && S3PROXY_JAVA=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+  return 0
+}
+
 # Starts S3Proxy on 127.0.0.1:$S3PROXY_PORT with its filesystem backend in a fresh folder under
 # .hark/, with credentials made up for this run, and exports what the S3 tests read:
 # HARK_TEST_S3_ENDPOINT and the usual AWS variables. Stop it with stop_s3proxy (trap it).
 start_s3proxy() {
-  # Debian's default Java: 17 on bookworm, 21 on trixie (which has no openjdk-17).
-  ensure_debian_packages java:default-jre-headless
-  ensure_s3proxy_jar
-  local dir="$HARK_HOME/s3proxy" java=java
-  [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ] && java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+  s3proxy_runtime
+  local dir="$HARK_HOME/s3proxy" java="$S3PROXY_JAVA"
   stop_s3proxy
   rm -rf "$dir/data" && mkdir -p "$dir/data"
   AWS_ACCESS_KEY_ID="hark-test-$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"

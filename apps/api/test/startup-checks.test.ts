@@ -35,3 +35,20 @@ it('api: a database it cannot reach (for HARK_START_TIMEOUT_MS) stops it at star
   expect(fatal(p.logs)).not.toContain('S3cretPW');
   expect(Date.now() - started).toBeGreaterThan(1500); // it waited for it first
 });
+
+it.each(['api', 'worker', 'webhook-dispatcher'] as const)(
+  '%s: a HARK_S3_PREFIX without its trailing "/" stops it at start, naming the variable',
+  async (app) => {
+    // The orphan sweep removes what no upload row names under the prefix: with "hark", another
+    // deployment's "hark-staging..." objects too (issue 36, item 3).
+    const p = startApp(app, {
+      PORT: '0',
+      HARK_STORAGE: 's3',
+      HARK_S3_BUCKET: 'b',
+      HARK_S3_PREFIX: 'hark',
+      HARK_METRICS_PORT: '0',
+    });
+    expect(await p.exited).toBe(1);
+    expect(fatal(p.logs)).toMatch(/HARK_S3_PREFIX must be .*ending in \\"\/\\"/);
+  },
+);

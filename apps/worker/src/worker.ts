@@ -21,6 +21,7 @@ import { WorkerMetrics } from './metrics';
 import type { Engine, SpeakerDiarizer } from './pipeline';
 import { reconcile } from './sweepers/reconciler.sweeper';
 import { sweepRetention } from './sweepers/retention.sweeper';
+import { redisSweepCursor } from './sweepers/sweep-cursor';
 import { startSweeps } from './sweepers/sweep-scheduler';
 import { sweepUploads } from './sweepers/upload.sweeper';
 import { type JobOutcome, createTranscribeHandler } from './transcribe.job';
@@ -210,12 +211,19 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           sweeps: [
             {
               name: 'retention',
-              run: async () => ({ ...(await sweepRetention({ db, blobs, log: logger })) }),
+              run: async (signal) => ({ ...(await sweepRetention({ db, blobs, log: logger, signal })) }),
             },
             {
               name: 'uploads',
-              run: async () => ({
-                ...(await sweepUploads({ db, blobs, uploadTtlHours: config.uploadTtlHours })),
+              run: async (signal) => ({
+                ...(await sweepUploads({
+                  db,
+                  blobs,
+                  uploadTtlHours: config.uploadTtlHours,
+                  orphanCursor: redisSweepCursor(redis, config.redisPrefix, 'orphan-blobs'),
+                  log: logger,
+                  signal,
+                })),
               }),
             },
           ],

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { newId } from '@hark/core';
 import { createS3Client } from '@hark/storage';
 import { s3TestBucket, waitFor } from '@hark/testing';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
+import { memorySweepCursor } from '../src/sweepers/sweep-cursor';
 import { sweepOrphanBlobs } from '../src/sweepers/upload.sweeper';
 import { testEnv, workerTest } from './worker-test-env';
 
@@ -72,16 +73,50 @@ describe('worker on the S3 driver', () => {
     });
     expect(await openUploads()).toContain(`uploads/${orphan}`);
     // Only blobs written before `before` and named by no upload row are removed.
-    expect(
-      await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() - 3600_000) }),
-    ).toBe(0);
+    const sweep = (before: Date) =>
+      sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before, cursor: memorySweepCursor() });
+    expect(await sweep(new Date(Date.now() - 3600_000))).toBe(0);
     const acct = await h.account(1000);
     const kept = await h.upload(acct, randomBytes(6 << 20));
-    expect(await sweepOrphanBlobs({ db: h.db, blobs: h.blobs, before: new Date(Date.now() + 60_000) })).toBe(
-      1,
-    );
+    expect(await sweep(new Date(Date.now() + 60_000))).toBe(1);
     expect(await openUploads()).not.toContain(`uploads/${orphan}`);
     expect(await h.blobs.exists(orphan)).toBe(false);
     expect(await h.blobs.exists(kept)).toBe(true);
+  });
+
+  it('the orphan sweep leaves alone every name under the prefix that Hark does not write', async () => {
+    // It used to remove any id-like name with no upload row: another application's objects
+    // beside the uploads, or another kind of id.
+    const client = s3();
+    const foreign = [
+      'uploads/k1',
+      `uploads/tr_${'a'.repeat(20)}`,
+      'uploads/report.pdf',
+      `other/${newId('up')}`,
+    ];
+    try {
+      for (const Key of foreign)
+        await client.send(new PutObjectCommand({ Bucket: bucket.settings.bucket, Key, Body: 'x' }));
+      const orphan = newId('up');
+      await h.blobs.appendAt(
+        orphan,
+        { offset: 0, uploadId: null },
+        (async function* () {
+          yield Buffer.from('orphan');
+        })(),
+        { maxBytes: 10, tooLarge: () => new Error('too large') },
+      );
+      await sweepOrphanBlobs({
+        db: h.db,
+        blobs: h.blobs,
+        before: new Date(Date.now() + 60_000),
+        cursor: memorySweepCursor(),
+      });
+      expect(await h.blobs.exists(orphan)).toBe(false);
+      const left = await client.send(new ListObjectsV2Command({ Bucket: bucket.settings.bucket }));
+      expect((left.Contents ?? []).map((o) => o.Key)).toEqual(expect.arrayContaining(foreign));
+    } finally {
+      client.destroy();
+    }
   });
 });

@@ -99,9 +99,11 @@ export interface CommonConfig {
  * `HARK_STORAGE=local` (default; the files under `HARK_STORAGE_DIR`) or `s3`: an S3-compatible
  * bucket (`HARK_S3_BUCKET`, `HARK_S3_PREFIX` default `uploads/`, `HARK_S3_REGION` default
  * `AWS_REGION` or us-east-1, `HARK_S3_ENDPOINT` for a server other than AWS,
- * `HARK_S3_FORCE_PATH_STYLE`). Credentials are not read here: the AWS SDK takes them from the
- * usual variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, instance roles), so
- * they never sit in a config object that could be logged.
+ * `HARK_S3_FORCE_PATH_STYLE`, and the client's time-outs `HARK_S3_CONNECT_TIMEOUT_MS` and
+ * `HARK_S3_REQUEST_TIMEOUT_MS`, whose defaults @hark/storage's `createS3Client` holds).
+ * Credentials are not read here: the AWS SDK takes them from the usual variables
+ * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, instance roles), so they never sit in
+ * a config object that could be logged.
  */
 export type StorageConfig =
   | { driver: 'local' }
@@ -112,20 +114,46 @@ export type StorageConfig =
       region: string;
       endpoint?: string;
       forcePathStyle: boolean;
+      connectTimeoutMs?: number;
+      requestTimeoutMs?: number;
     };
+
+/**
+ * `HARK_S3_PREFIX`: a folder of the bucket that holds Hark's uploads and nothing else, so it must
+ * name one: not empty, ending in `/`. The upload sweeper removes what it finds there that no
+ * upload row names; with `''` or `hark` (no slash) that was every id-like name of the bucket, or
+ * of a deployment whose prefix merely starts the same (`hark-staging`).
+ */
+function s3Prefix(env: Env): string {
+  const prefix = env.HARK_S3_PREFIX ?? 'uploads/';
+  if (!/^\S+\/$/.test(prefix))
+    throw new ConfigError(
+      `HARK_S3_PREFIX must be a folder of the bucket that only Hark uses, ending in "/" (e.g. "uploads/"), got "${prefix}"`,
+    );
+  return prefix;
+}
+
+/** An optional time-out in ms (absent: the library's default). */
+function optMs(env: Env, name: string, min: number, max: number): number | undefined {
+  return optStr(env, name) === undefined ? undefined : int(env, name, 0, min, max);
+}
 
 export function storageConfig(env: Env): StorageConfig {
   if (oneOf(env, 'HARK_STORAGE', ['local', 's3'] as const, 'local') === 'local') return { driver: 'local' };
   const endpoint = optStr(env, 'HARK_S3_ENDPOINT');
   if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint))
     throw new ConfigError(`HARK_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  const connectTimeoutMs = optMs(env, 'HARK_S3_CONNECT_TIMEOUT_MS', 100, 600_000);
+  const requestTimeoutMs = optMs(env, 'HARK_S3_REQUEST_TIMEOUT_MS', 100, 3_600_000);
   return {
     driver: 's3',
     bucket: str(env, 'HARK_S3_BUCKET'),
-    prefix: env.HARK_S3_PREFIX ?? 'uploads/',
+    prefix: s3Prefix(env),
     region: str(env, 'HARK_S3_REGION', str(env, 'AWS_REGION', 'us-east-1')),
     ...(endpoint ? { endpoint } : {}),
     forcePathStyle: bool(env, 'HARK_S3_FORCE_PATH_STYLE', false),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { newId, newRequestId } from './ids';
+import { isIdOf, newId, newRequestId } from './ids';
 
 describe('ids', () => {
   it('have their prefix and 120 bits (request ids 96) of base64url', () => {
@@ -19,5 +19,18 @@ describe('ids', () => {
     expect(counts.size).toBe(64);
     const expected = (20_000 * 20) / 64;
     for (const n of counts.values()) expect(Math.abs(n - expected) / expected).toBeLessThan(0.1);
+  });
+
+  it('isIdOf tells the ids Hark makes from other names', () => {
+    expect(isIdOf('up', newId('up'))).toBe(true);
+    for (const other of [
+      newId('tr'),
+      'up_short',
+      `${newId('up')}x`,
+      `x${newId('up')}`,
+      'up_abcdefghij.klmnopqrs',
+      'k1',
+    ])
+      expect([other, isIdOf('up', other)]).toEqual([other, false]);
   });
 });

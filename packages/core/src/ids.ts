@@ -23,6 +23,15 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase64url(15)}`;
 }
 
+/** Whether `id` has exactly the shape `newId(prefix)` gives it (what Hark itself names). */
+export function isIdOf(prefix: IdPrefix, id: string): boolean {
+  return (
+    id.length === prefix.length + 21 &&
+    id.startsWith(`${prefix}_`) &&
+    /^[A-Za-z0-9_-]{20}$/.test(id.slice(-20))
+  );
+}
+
 export function newRequestId(): string {
   return `req_${randomBase64url(12)}`;
 }

@@ -14,6 +14,22 @@ export interface AppendOptions {
    * a crash finds the parts this one stored. Without it the id is only in the result.
    */
   recordUploadId?: (uploadId: string) => Promise<void>;
+  /** Aborts the store's calls at once (the request the body comes with is gone). */
+  signal?: AbortSignal;
+}
+
+/** Options of the calls that only reach the store. */
+export interface StoreCallOptions {
+  /** Aborts the store's calls at once (the job or sweep they serve was stopped). */
+  signal?: AbortSignal;
+}
+
+/** One page of `staleKeys`. */
+export interface StaleKeysPage {
+  /** Keys with something stored that was last written before the given time (maybe repeated). */
+  keys: string[];
+  /** Where the next page starts; null once the listing has reached its end. */
+  next: string | null;
 }
 
 /** Where an append starts, as Postgres recorded it. */
@@ -58,7 +74,7 @@ export interface BlobStore {
     opts: AppendOptions,
   ): Promise<Appended>;
   /** Drops what an append past `length` left (used when Postgres refused to record it). */
-  truncate(key: string, length: number): Promise<void>;
+  truncate(key: string, length: number, opts?: StoreCallOptions): Promise<void>;
   /**
    * Puts exactly the first `length` bytes of the blob at the local path `dest` (which must not
    * exist), streamed, never the whole blob in memory. May seal the blob (see `appendAt`).
@@ -72,13 +88,19 @@ export interface BlobStore {
     opts?: { signal?: AbortSignal; uploadId?: string | null },
   ): Promise<void>;
   /** Removes everything stored under `key` (S3: also aborts its multipart upload). Idempotent. */
-  remove(key: string): Promise<void>;
+  remove(key: string, opts?: StoreCallOptions): Promise<void>;
   /** Whether anything is stored under `key`. */
-  exists(key: string): Promise<boolean>;
+  exists(key: string, opts?: StoreCallOptions): Promise<boolean>;
   /**
-   * Keys with something stored that was last written before `before` (the upload sweeper
-   * removes those without an upload row: bodies of a POST that never got its row, S3 multipart
-   * uploads a crash left behind). May yield a key more than once.
+   * One page, at most about `limit` names listed, of the keys with something stored that was last
+   * written before `before` (the upload sweeper removes those without an upload row: bodies of a
+   * POST that never got its row, S3 multipart uploads a crash left behind), starting at `cursor`
+   * (a page's `next`; null for the start). Pages follow the store's own order, so a sweep that
+   * keeps the cursor between runs reaches every key however many come first. A cursor the
+   * driver does not recognise starts from the beginning.
    */
-  staleKeys(before: Date): AsyncIterable<string>;
+  staleKeys(
+    before: Date,
+    page: { cursor: string | null; limit: number } & StoreCallOptions,
+  ): Promise<StaleKeysPage>;
 }

@@ -13,7 +13,7 @@ import {
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BlobMissingError } from './blob-errors';
-import type { AppendOptions, Appended, BlobPosition, BlobStore } from './blob-store';
+import type { AppendOptions, Appended, BlobPosition, BlobStore, StaleKeysPage } from './blob-store';
 import { readBounded } from './read-bounded';
 
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
@@ -214,12 +214,18 @@ export class LocalBlobStore implements BlobStore {
     );
   }
 
-  async *staleKeys(before: Date): AsyncIterable<string> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
-    for (const name of names) {
-      if (!KEY.test(name)) continue;
+  /** Names in code-unit order; the cursor is the last name of the page (another one: the start). */
+  async staleKeys(before: Date, page: { cursor: string | null; limit: number }): Promise<StaleKeysPage> {
+    const after = page.cursor !== null && KEY.test(page.cursor) ? page.cursor : '';
+    const names = (await readdir(this.dir).catch(() => [] as string[]))
+      .filter((n) => KEY.test(n) && n > after)
+      .sort();
+    const listed = names.slice(0, page.limit);
+    const keys: string[] = [];
+    for (const name of listed) {
       const s = await stat(path.join(this.dir, name)).catch(() => null);
-      if (s?.isFile() && s.mtime < before) yield name;
+      if (s?.isFile() && s.mtime < before) keys.push(name);
     }
+    return { keys, next: names.length > listed.length ? listed.at(-1)! : null };
   }
 }

@@ -11,20 +11,49 @@ export interface S3Settings {
   endpoint?: string;
   /** `bucket` in the path instead of the host name (most S3-compatible servers). */
   forcePathStyle: boolean;
+  /** How long a connection to the store may take to open. Default `S3_CONNECT_TIMEOUT_MS`. */
+  connectTimeoutMs?: number;
+  /**
+   * How long one request may wait for the store's answer (its body sent, the headers back), and
+   * how long a body being read may go without a byte. Default `S3_REQUEST_TIMEOUT_MS`.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** Default connect time-out (`HARK_S3_CONNECT_TIMEOUT_MS`). */
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * Default request time-out (`HARK_S3_REQUEST_TIMEOUT_MS`): a 5 MiB part sent at 200 kB/s still
+ * fits. The SDK makes up to 3 attempts of a call that timed out, so a store that accepts
+ * connections and never answers fails a call as unavailable after about three times this.
+ */
+export const S3_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * The SDK client. Checksums only where S3 requires them: the SDK's default trailing CRC32 on
  * every upload is not understood by every S3-compatible server, and the API hashes uploads
  * itself (SHA-256, checked against what the client declared).
+ *
+ * Time-outs: the SDK sets none, so a store that accepted the connection and never answered held
+ * a call for ever (an append's upload lock, a worker's job slot, a sweep). Here the connection
+ * has `connectTimeoutMs`, each request `requestTimeoutMs` until the store answers, and a body
+ * being read (a GET streaming an object) the same without a byte: a `TimeoutError`, which the
+ * SDK retries and `s3Call` reports as unavailable.
  */
 export function createS3Client(s: S3Settings): S3Client {
+  const requestTimeout = s.requestTimeoutMs ?? S3_REQUEST_TIMEOUT_MS;
   return new S3Client({
     region: s.region,
     ...(s.endpoint ? { endpoint: s.endpoint } : {}),
     forcePathStyle: s.forcePathStyle,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: {
+      connectionTimeout: s.connectTimeoutMs ?? S3_CONNECT_TIMEOUT_MS,
+      requestTimeout,
+      throwOnRequestTimeout: true,
+      socketTimeout: requestTimeout,
+    },
   });
 }
 
@@ -63,11 +92,25 @@ export function isNotFound(e: unknown): boolean {
   );
 }
 
-/** Runs one S3 call; a transient failure becomes `BlobStoreUnavailableError` (no address, no key). */
-export async function s3Call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+/** What `s3Call` hands the SDK's `send` (its abort signal, when the call has one). */
+export type S3SendOptions = { abortSignal?: AbortSignal };
+
+/**
+ * Runs one S3 call (`run` passes `send` the options it is given); a transient failure becomes
+ * `BlobStoreUnavailableError` (no address, no key). Aborted through `signal` (the request or job
+ * it serves is gone), it rejects with the signal's reason at once, whatever the SDK was waiting
+ * for.
+ */
+export async function s3Call<T>(
+  operation: string,
+  run: (send: S3SendOptions) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  signal?.throwIfAborted();
   try {
-    return await run();
+    return await run(signal ? { abortSignal: signal } : {});
   } catch (e) {
+    if (signal?.aborted) throw signal.reason;
     if (isTransientS3Error(e)) throw new BlobStoreUnavailableError(operation, e);
     throw e;
   }

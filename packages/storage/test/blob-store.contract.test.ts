@@ -183,15 +183,30 @@ describe.each([
     }
   });
 
-  it('staleKeys lists what was written before the given time', async () => {
-    await append(store, 'k9', 0, chunks(randomBytes(6 * MiB)), opts());
-    const keys = async (before: Date) => {
+  it('staleKeys lists what was written before the given time, a page at a time from a cursor', async () => {
+    await append(store, 'k9', 0, chunks(randomBytes(6 * MiB)), opts()); // a part and a remainder
+    for (const k of ['ka', 'kb', 'kc']) await append(store, k, 0, chunks(Buffer.from(k)), opts());
+    const keys = async (before: Date, limit: number) => {
       const out = new Set<string>();
-      for await (const k of store.staleKeys(before)) out.add(k);
-      return out;
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = await store.staleKeys(before, { cursor, limit });
+        for (const k of page.keys) out.add(k);
+        cursor = page.next;
+        pages++;
+      } while (cursor !== null && pages < 20);
+      return { keys: out, pages };
     };
-    expect(await keys(new Date(Date.now() + 60_000))).toEqual(new Set(['k9']));
-    expect(await keys(new Date(Date.now() - 60_000))).toEqual(new Set());
+    const later = new Date(Date.now() + 60_000);
+    expect((await keys(later, 1000)).keys).toEqual(new Set(['k9', 'ka', 'kb', 'kc']));
+    // One name a page: every key is still reached, in more pages.
+    const paged = await keys(later, 1);
+    expect(paged.keys).toEqual(new Set(['k9', 'ka', 'kb', 'kc']));
+    expect(paged.pages).toBeGreaterThanOrEqual(4);
+    expect((await keys(new Date(Date.now() - 60_000), 1000)).keys).toEqual(new Set());
+    // A cursor the driver does not know starts from the beginning.
+    expect((await store.staleKeys(later, { cursor: '{"nonsense":1}', limit: 1000 })).keys).toContain('k9');
   });
 
   it('rejects keys that could escape their place', async () => {

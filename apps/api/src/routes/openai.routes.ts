@@ -8,6 +8,7 @@ import type { MultipartForm } from '../middleware/multipart-form';
 import type { OpenAiAudioService } from '../services/openai-audio.service';
 import { toOpenAiError } from '../services/openai-errors';
 import type { AudioTask } from '../services/openai-request';
+import { clientGone } from './client-gone';
 
 const TASKS = [
   [ROUTE.createOpenAiTranscription, 'transcribe'],
@@ -67,9 +68,8 @@ export function openAiRoutes(
   for (const [route, task] of TASKS) {
     // The contract counts these as creating a transcript (`limitAs`): one rate limit for both.
     mount(route, { before: [arrival] }, async (req, res) => {
-      const closed = new AbortController();
-      res.on('close', () => closed.abort());
-      const out = await audio.run(req.auth!, task, () => readForm(req), closed.signal, arrivedAt(res));
+      const closed = clientGone(res);
+      const out = await audio.run(req.auth!, task, () => readForm(req), closed, arrivedAt(res));
       if (!out) return; // the client went away; the transcript goes on
       if (out.kind === 'json') res.json(out.body);
       else res.type('text/plain; charset=utf-8').send(out.body);

@@ -3,6 +3,7 @@
 import { HarkError, parseQueryOrThrow } from '@hark/core';
 import { Router, type RequestHandler } from 'express';
 import { type RouteLimit, keyedMount } from '../contract/mount';
+import { clientGone } from './client-gone';
 import { ROUTE } from '../contract/routes.contract';
 import { parseCreateTranscript } from '../schemas/create-transcript';
 import { GetTranscriptQuery, parseListTranscriptsQuery } from '../schemas/transcript.schemas';
@@ -47,7 +48,7 @@ export function transcriptRoutes(
   });
 
   mount(ROUTE.deleteTranscript, async (req, res) => {
-    res.json({ data: await transcripts.delete(req.auth!.accountId, String(req.params.id)) });
+    res.json({ data: await transcripts.delete(req.auth!.accountId, String(req.params.id), clientGone(res)) });
   });
   return r;
 }

@@ -5,6 +5,7 @@ import { type RouteLimit, keyedMount } from '../contract/mount';
 import { ROUTE } from '../contract/routes.contract';
 import { parseCreateUpload } from '../schemas/create-upload';
 import type { UploadService } from '../services/upload.service';
+import { clientGone } from './client-gone';
 
 function declaredLength(req: Request): number | null {
   const raw = req.headers['content-length'];
@@ -33,7 +34,7 @@ export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router 
   mount(ROUTE.createUpload, noStore, async (req, res) => {
     const input = parseCreateUpload(req.query, req.headers['idempotency-key']);
     const upload = await uploads
-      .createWithBody(req.auth!.accountId, input, req, declaredLength(req))
+      .createWithBody(req.auth!.accountId, input, req, declaredLength(req), { signal: clientGone(res) })
       .catch((e: unknown) => closeAfter(res, e));
     res.status(201).json({ data: upload });
   });
@@ -44,7 +45,7 @@ export function uploadRoutes(uploads: UploadService, limit: RouteLimit): Router 
 
   mount(ROUTE.appendUploadChunk, noStore, async (req, res) => {
     const upload = await uploads
-      .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req))
+      .append(req.auth!.accountId, String(req.params.id), req, declaredLength(req), clientGone(res))
       .catch((e: unknown) => closeAfter(res, e));
     res.json({ data: upload });
   });

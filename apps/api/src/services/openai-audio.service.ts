@@ -71,7 +71,7 @@ export class OpenAiAudioService {
     const place = await this.places.take(auth.accountId);
     if (!place) throw tooManyWaiting(this.places.perAccount);
     try {
-      const { id, reply } = await this.start(auth, task, readForm());
+      const { id, reply } = await this.start(auth, task, readForm(), closed);
       try {
         return await this.answer(auth, id, reply, closed, arrivedAt);
       } catch (err) {
@@ -90,8 +90,9 @@ export class OpenAiAudioService {
     auth: AuthContext,
     task: AudioTask,
     form: MultipartForm,
+    closed: AbortSignal,
   ): Promise<{ id: string; reply: Reply }> {
-    const { uploadId, req } = await this.store(auth, form);
+    const { uploadId, req } = await this.store(auth, form, closed);
     const created = await this.transcripts.create(
       auth.accountId,
       auth.apiKeyId,
@@ -116,6 +117,8 @@ export class OpenAiAudioService {
   private async store(
     auth: AuthContext,
     form: MultipartForm,
+    /** Aborted when the client is gone: the store's calls for the file end at once. */
+    closed: AbortSignal,
   ): Promise<{ uploadId: string; req: OpenAiAudioRequest }> {
     const file = await form.file;
     if (!file) {
@@ -129,6 +132,7 @@ export class OpenAiAudioService {
       file.stream,
       file.atMost,
       {
+        signal: closed,
         beforeRecord: async (bytes) => {
           const parsed = parseAudioRequest(await form.fields, true, this.cfg.models);
           if (bytes === 0) throw OpenAiError.invalid('The file is empty.', 'file', 'empty_file');

@@ -269,9 +269,10 @@ export class TranscriptService {
 
   /**
    * Erases content, the caller's data and stored audio in one transaction (`eraseTranscript`);
-   * the row stays for usage records.
+   * the row stays for usage records. `signal`: aborted when the client is gone, which ends the
+   * removal of the bytes (the upload sweeper removes them for sure later).
    */
-  async delete(accountId: string, id: string) {
+  async delete(accountId: string, id: string, signal?: AbortSignal) {
     const t = await this.find(accountId, id);
     if (t.status === 'processing') throw new HarkError('transcript_processing');
     const uploadId = await this.db.$transaction(async (tx) => {
@@ -288,7 +289,7 @@ export class TranscriptService {
     // The erasure already stops every new use of the upload; its bytes stay only while another
     // transcript of it is still processing (it reads them), and the sweeper removes them after.
     if (uploadId && !(await uploadStillRead(this.db, uploadId))) {
-      await this.blobs.remove(uploadId).catch(() => undefined);
+      await this.blobs.remove(uploadId, signal ? { signal } : {}).catch(() => undefined);
     }
     return { id, deleted: true as const };
   }

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
-import { BlobMissingError, type BlobStore, BlobSealedError, type UploadHashing } from '@hark/storage';
+import {
+  BlobMissingError,
+  type BlobStore,
+  BlobSealedError,
+  type UploadHashing,
+  isBlobStoreUnavailable,
+} from '@hark/storage';
 import { ERASED_UNREAD_UPLOAD, NO_EXPIRED_TRANSCRIPT, liveUploadWhere } from '@hark/transcripts';
 import {
   BodyPrint,
@@ -93,6 +99,8 @@ export interface CreateWithBodyOptions {
    * checks the form fields that follow the file here.
    */
   beforeRecord?: (bytes: number) => Promise<void>;
+  /** Aborted when the client is gone: the store's calls for the body end at once. */
+  signal?: AbortSignal;
 }
 
 /** The cap that applies to an account with `available` credits (null: no such account). */
@@ -176,7 +184,8 @@ export class UploadService {
    * refused or interrupted body leaves no upload behind. With an `Idempotency-Key` whose create
    * is on record, the body is read, not stored, and the recorded upload answered (or 409 when
    * the request differs); see `upload-idempotency.ts`. `declaredLength`: the most bytes the body
-   * can carry (its Content-Length), reserved against the account's quota while it streams.
+   * can carry (its Content-Length), reserved against the account's quota while it streams. `opts.signal`: aborted when the client
+   * is gone, which ends the store's calls for it at once.
    */
   async createWithBody(
     accountId: string,
@@ -287,6 +296,7 @@ export class UploadService {
             return hash.update(c);
           },
           tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
+          ...(signal ? { signal } : {}),
         })
         .finally(idle.stop);
       await opts.beforeRecord?.(appended.bytes);
@@ -309,9 +319,13 @@ export class UploadService {
     } catch (e) {
       // Not when the row is there after all (a COMMIT whose answer was lost): a key's retry
       // answers that upload, which needs its file. Best effort: what a failed removal leaves
-      // has no row, and the upload sweeper removes it.
-      const row = await this.db.upload.count({ where: { id } }).catch(() => 1);
-      if (row === 0) await this.blobs.remove(id).catch(() => undefined);
+      // has no row, and the upload sweeper removes it; so does a store that is unavailable,
+      // which would only keep the reservation (and the caller's answer) through its time-outs
+      // again.
+      if (!isBlobStoreUnavailable(e)) {
+        const row = await this.db.upload.count({ where: { id } }).catch(() => 1);
+        if (row === 0) await this.blobs.remove(id).catch(() => undefined);
+      }
       throw e;
     } finally {
       hash.end();
@@ -350,13 +364,16 @@ export class UploadService {
 
   /**
    * Appends one body. `declaredLength` (Content-Length) lets oversize bodies be refused before
-   * a byte is read; bodies without it are counted as they stream.
+   * a byte is read; bodies without it are counted as they stream. `signal`: aborted when the
+   * client is gone, which ends the store's calls at once, and with them the lock and the
+   * reservation (a store that hangs fails them within the client's time-outs anyway).
    */
   async append(
     accountId: string,
     id: string,
     body: Readable,
     declaredLength: number | null,
+    signal?: AbortSignal,
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxChunkBytes)
       throw new HarkError('chunk_too_large');
@@ -413,6 +430,7 @@ export class UploadService {
               });
               if (n.count !== 1) throw new Error('upload moved under its lock');
             },
+            ...(signal ? { signal } : {}),
           })
           .catch(async (e: unknown) => {
             if (e instanceof BlobMissingError) throw await this.lost(id, current.receivedBytes);

@@ -1,5 +1,5 @@
 import { type Db, Prisma } from '@hark/db';
-import type { BlobStore } from '@hark/storage';
+import { type BlobStore, isBlobStoreUnavailable } from '@hark/storage';
 import { eraseTranscript, uploadStillRead } from '@hark/transcripts';
 import type { Logger } from 'pino';
 
@@ -12,6 +12,8 @@ export interface SweepDeps {
   batchSize?: number;
   /** Told about each transcript erased. */
   log?: Logger;
+  /** Aborted when the round is abandoned (its time ran out, the worker is stopping). */
+  signal?: AbortSignal;
 }
 
 export interface RetentionSweepResult {
@@ -40,11 +42,15 @@ const MAX_BATCHES = 50;
  * The same pass deletes idempotency records past their expiry (`purgeIdempotencyRecords`).
  */
 export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepResult> {
-  const { db, blobs } = deps;
+  const { db, blobs, signal } = deps;
   const now = (deps.now ?? (() => new Date()))();
   const batchSize = deps.batchSize ?? 100;
   const result: RetentionSweepResult = { expired: 0, filesRemoved: 0, idempotencyPurged: 0 };
+  // Once the store proved unavailable, the rest of the round erases without trying it again
+  // (each try would wait out the client's time-outs): sweepUploads removes those blobs later.
+  let storeDown = false;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    signal?.throwIfAborted();
     const due = await db.$queryRaw<{ id: string }[]>`
       SELECT t.id FROM transcripts t
       WHERE t.expires_at <= ${now} AND t.deleted_at IS NULL AND t.status <> 'processing'
@@ -57,14 +63,16 @@ export async function sweepRetention(deps: SweepDeps): Promise<RetentionSweepRes
       deps.log?.info({ transcriptId: id }, 'retention passed; content erased');
       // Its bytes stay while another transcript of the upload still reads them: sweepUploads
       // removes them once none does.
-      if (erased.uploadId && !(await uploadStillRead(db, erased.uploadId))) {
+      if (!storeDown && erased.uploadId && !(await uploadStillRead(db, erased.uploadId))) {
         // A store that fails here leaves the blob of an erased upload: sweepUploads retries it.
-        const removed = await blobs.remove(erased.uploadId).then(
+        const removed = await blobs.remove(erased.uploadId, signal ? { signal } : {}).then(
           () => true,
-          (err: unknown) => (
-            deps.log?.warn({ err: (err as Error).message, uploadId: erased.uploadId }, 'blob removal failed'),
-            false
-          ),
+          (err: unknown) => {
+            signal?.throwIfAborted();
+            storeDown = isBlobStoreUnavailable(err);
+            deps.log?.warn({ err: (err as Error).message, uploadId: erased.uploadId }, 'blob removal failed');
+            return false;
+          },
         );
         if (removed) result.filesRemoved++;
       }

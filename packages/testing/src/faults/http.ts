@@ -4,7 +4,10 @@ import type { TestAccount } from '../factories';
 
 export interface Res {
   status: number;
-  body: { data?: { id: string; status: string }; error?: { code: string; retryable: boolean } };
+  body: {
+    data?: { id: string; status: string; receivedBytes?: number };
+    error?: { code: string; retryable: boolean };
+  };
   err?: string;
 }
 
@@ -79,5 +82,49 @@ export function postFresh(
     );
     r.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: e.code ?? e.message }));
     r.end(data);
+  });
+}
+
+/**
+ * A request whose body is `bytes` (an upload, a chunk) on a fresh connection. `midway`, if
+ * given, runs once the first half is sent and before the rest (a fault injected while the body
+ * streams). Never throws, like `req`.
+ */
+export function sendBytes(
+  port: number,
+  method: string,
+  p: string,
+  acct: TestAccount,
+  bytes: Buffer,
+  midway?: () => Promise<void>,
+): Promise<Res> {
+  return new Promise((resolve) => {
+    const r = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: p,
+        method,
+        agent: false,
+        headers: { ...acct.auth, 'content-type': 'application/octet-stream', 'content-length': bytes.length },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parse(text) }));
+        res.on('error', (e: NodeJS.ErrnoException) =>
+          resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }),
+        );
+      },
+    );
+    r.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: e.code ?? e.message }));
+    if (!midway) return void r.end(bytes);
+    const half = bytes.length >> 1;
+    r.write(bytes.subarray(0, half), () => {
+      void midway().then(
+        () => r.end(bytes.subarray(half)),
+        () => r.end(bytes.subarray(half)),
+      );
+    });
   });
 }
