@@ -65,6 +65,15 @@ describe('ScratchSpace', () => {
     expect(readdirSync(dir).sort()).toEqual([`${OTHER}.0123abcd`, `${OTHER}.0123abcd.lock`]);
   });
 
+  it('a file system that locks nothing: a run goes on unlocked, and no sweep removes its folder', async () => {
+    const refusing: FileLocks = { tryLock: () => null };
+    const run = await new ScratchSpace(dir, refusing).claim(ID);
+    await expect(new ScratchSpace(dir, refusing).sweep()).resolves.toBe(0);
+    expect(existsSync(run.path)).toBe(true);
+    await run.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('without file locks: the sweep keeps everything; a job removes its own predecessors as before', async () => {
     deadRun(`${ID}.0123abcd`);
     deadRun(`${OTHER}.0123abcd`);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileLocks, HeldLock } from './file-lock';
+import type { FileLocks } from './file-lock';
 
 /** One run's folder, held by this process until `release` removes it. */
 export interface JobFolder {
@@ -42,15 +42,14 @@ export class ScratchSpace {
   /** A folder of its own for this run of the transcript's job (0700: the caller's audio). */
   async claim(transcriptId: string): Promise<JobFolder> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const folder = path.join(this.dir, `${transcriptId}.${randomBytes(4).toString('hex')}`);
       // The lock first: a folder whose lock file is missing can only be a dead run's.
-      let lock: HeldLock | null = null;
-      if (this.locks) {
-        lock = this.locks.tryLock(`${folder}.lock`);
-        // Taken meanwhile (a sweep that found the fresh file): another name.
-        if (!lock) continue;
-      }
+      const lock = this.locks?.tryLock(`${folder}.lock`) ?? null;
+      // Taken meanwhile (a sweep that found the fresh file): another name. A file system that
+      // locks nothing refuses every time; then the run goes on unlocked, as no sweep can take
+      // its lock either.
+      if (this.locks && !lock && attempt < 3) continue;
       await mkdir(folder, { mode: 0o700 });
       return {
         path: folder,
