@@ -11,4 +11,5 @@ export * from './loopback';
 export * from './own-postgres';
 export * from './own-redis';
 export * from './scenario';
+export * from './small-disk';
 export * from './timing';
