@@ -82,6 +82,28 @@ describe('Idempotency-Key on POST /v1/transcripts', () => {
     expect(await checkAccountInvariants(api.db, a.accountId)).toEqual([]);
   });
 
+  it('deleting the transcript erases the fingerprint of its request; every create under the key is then 404', async () => {
+    const a = await api.newAccount({ toppedUp: true, credits: 100 });
+    const body = { url: 'https://e.com/a.wav?X-Amz-Signature=secret', metadata: { patient: 'x' } };
+    const first = await createWithKey(a, 'order-erase', body).expect(201);
+    const id = first.body.data.id as string;
+    const record = () =>
+      api.db.idempotencyRecord.findUniqueOrThrow({
+        where: { accountId_key: { accountId: a.accountId, key: 'order-erase' } },
+      });
+    expect((await record()).requestHash).toMatch(/^[0-9a-f]{64}$/);
+    await request(api.app).post(`/v1/transcripts/${id}/cancel`).set(a.auth).expect(200);
+    await request(api.app).delete(`/v1/transcripts/${id}`).set(a.auth).expect(200);
+
+    expect(await record()).toMatchObject({ transcriptId: id, requestHash: 'erased' });
+    for (const replay of [body, { url: 'https://e.com/other.wav' }]) {
+      const again = await createWithKey(a, 'order-erase', replay);
+      expect([again.status, again.body]).toEqual([404, envelope('not_found', false)]);
+    }
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(1);
+    expect(await checkAccountInvariants(api.db, a.accountId)).toEqual([]);
+  });
+
   it('same key + different body: 409 idempotency_conflict; keys are per account', async () => {
     const a = await api.newAccount({ toppedUp: true });
     const b = await api.newAccount({ toppedUp: true });

@@ -139,6 +139,45 @@ describe('Idempotency-Key on POST /v1/uploads', () => {
     expect(await uploadsOf(a)).toBe(1);
   });
 
+  it('erasing the upload (its transcript deleted) erases the fingerprint of its bytes; every replay under the key is still 404', async () => {
+    const a = await api.newAccount({ toppedUp: true, credits: 10 });
+    const body = Buffer.from('RIFF-some-audio-bytes');
+    const first = await create(a, 'erase-1', '', body).expect(201);
+    const uploadId = first.body.data.id as string;
+    const record = () =>
+      api.db.uploadIdempotencyRecord.findUniqueOrThrow({
+        where: { accountId_key: { accountId: a.accountId, key: 'erase-1' } },
+      });
+    const hashed = (await record()).requestHash;
+    expect(hashed).toMatch(/^[0-9a-f]{64}$/);
+    const t = await request(api.app).post('/v1/transcripts').set(a.auth).send({ uploadId }).expect(201);
+    await request(api.app).post(`/v1/transcripts/${t.body.data.id}/cancel`).set(a.auth).expect(200);
+    await request(api.app).delete(`/v1/transcripts/${t.body.data.id}`).set(a.auth).expect(200);
+    expect((await api.db.upload.findUniqueOrThrow({ where: { id: uploadId } })).erasedAt).not.toBeNull();
+
+    // Nothing left that a copy of the file could be matched against; the key stays claimed.
+    expect(await record()).toMatchObject({ uploadId, requestHash: 'erased' });
+    for (const replay of [body, Buffer.from('other bytes')]) {
+      const res = await create(a, 'erase-1', '', replay).expect(404);
+      expect(res.body).toEqual(envelope('upload_not_found', false));
+    }
+    expect(await uploadsOf(a)).toBe(1);
+  });
+
+  it('however the upload is erased (any code path), the database forgets its fingerprint', async () => {
+    const a = await api.newAccount({ credits: 10 });
+    await create(a, 'erase-2', '?expectedBytes=4').expect(201);
+    const { uploadId } = await api.db.uploadIdempotencyRecord.findUniqueOrThrow({
+      where: { accountId_key: { accountId: a.accountId, key: 'erase-2' } },
+    });
+    // By any code path (here the sweeper's kind of update): the database forgets it.
+    await api.db.upload.update({ where: { id: uploadId }, data: { erasedAt: new Date() } });
+    const { requestHash } = await api.db.uploadIdempotencyRecord.findUniqueOrThrow({
+      where: { accountId_key: { accountId: a.accountId, key: 'erase-2' } },
+    });
+    expect(requestHash).toBe('erased');
+  });
+
   it('an invalid key is 400 validation naming idempotencyKey, and nothing is stored', async () => {
     const a = await api.newAccount({ credits: 10 });
     const res = await create(a, 'k'.repeat(65), '?expectedBytes=4').expect(400);

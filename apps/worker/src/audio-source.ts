@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@hark/db';
-import { type GuardedClient, downloadToFile } from '@hark/http';
+import { DownloadError, type GuardedClient, downloadToFile } from '@hark/http';
 import { BlobMissingError, type BlobStore, ResumableSha256 } from '@hark/storage';
 import { failure } from './failures';
+import type { ScratchBudget } from './scratch/scratch-budget';
 
 export interface AudioSourceDeps {
   db: Db;
@@ -12,6 +14,12 @@ export interface AudioSourceDeps {
   /** Guarded got client (public addresses only unless ALLOW_PRIVATE_URLS). */
   http: GuardedClient;
   maxDownloadBytes: number;
+  /**
+   * Whether the store copies an upload into the job's folder (S3: its bytes count against the
+   * scratch budget before they are fetched); the local store links it, and only a copy it makes
+   * of a longer file counts, once made.
+   */
+  copiesUploads: boolean;
 }
 
 export interface AudioRef {
@@ -23,9 +31,10 @@ export interface AudioRef {
  * Puts the transcript's audio in a local file and returns its path: a `url` is streamed into
  * `workDir` (size-capped); an upload is fetched from the blob store into `workDir` (the local
  * driver links its file, the S3 driver streams exactly the recorded bytes down with a ranged
- * GET), and its declared sha256 is checked. The job removes `workDir` when it ends. Throws
- * TranscriptFailure (`audio_unreachable`, `audio_too_large`, `audio_mismatch`, `audio_invalid`),
- * the abort reason, or the store's error (transient: the job is retried).
+ * GET), and its declared sha256 is checked. The job removes `workDir` when it ends. A copy
+ * counts against `budget`: a download stops where it would pass it. Throws TranscriptFailure
+ * (`audio_unreachable`, `audio_too_large`, `audio_mismatch`, `audio_invalid`), the abort reason,
+ * or the store's error (transient: the job is retried).
  *
  * Either way the tools are handed `<workDir>/source`, never a path in the blob store. ffmpeg
  * resolves a relative name inside an input against the input's own path (not a link's target),
@@ -40,14 +49,31 @@ export async function fetchAudio(
   ref: AudioRef,
   workDir: string,
   signal: AbortSignal,
+  budget: ScratchBudget,
 ): Promise<string> {
-  if (ref.url !== null) {
-    const dest = path.join(workDir, SOURCE_NAME);
-    await downloadToFile(deps.http, ref.url, dest, { maxBytes: deps.maxDownloadBytes, signal });
-    return dest;
-  }
-  if (ref.uploadId !== null) return uploadFile(deps, ref.uploadId, workDir, signal);
+  if (ref.url !== null) return download(deps, ref.url, workDir, signal, budget);
+  if (ref.uploadId !== null) return uploadFile(deps, ref.uploadId, workDir, signal, budget);
   throw failure('audio_invalid', false, 'The transcript has neither a url nor an upload.');
+}
+
+/** The URL's body, up to the spec's limit or what the budget leaves, whichever is less. */
+async function download(
+  deps: AudioSourceDeps,
+  url: string,
+  workDir: string,
+  signal: AbortSignal,
+  budget: ScratchBudget,
+): Promise<string> {
+  const dest = path.join(workDir, SOURCE_NAME);
+  const maxBytes = Math.min(deps.maxDownloadBytes, budget.left);
+  try {
+    budget.take((await downloadToFile(deps.http, url, dest, { maxBytes, signal })).bytes);
+  } catch (e) {
+    const budgetBound = maxBytes < deps.maxDownloadBytes;
+    if (budgetBound && e instanceof DownloadError && e.reason === 'too_large') throw budget.exceeded();
+    throw e;
+  }
+  return dest;
 }
 
 /** The input's name in the job's private folder. */
@@ -60,6 +86,7 @@ async function uploadFile(
   uploadId: string,
   workDir: string,
   signal: AbortSignal,
+  budget: ScratchBudget,
 ): Promise<string> {
   const upload = await deps.db.upload.findUnique({
     where: { id: uploadId },
@@ -77,6 +104,7 @@ async function uploadFile(
   if (!upload) throw failure('audio_invalid', false, GONE);
   const length = Number(upload.receivedBytes);
   const source = path.join(workDir, SOURCE_NAME);
+  if (deps.copiesUploads) budget.take(length);
   try {
     // Only the recorded bytes: an API process that died mid-chunk may have left more.
     await deps.blobs.fetchTo(uploadId, length, source, { signal, uploadId: upload.multipartUploadId });
@@ -87,6 +115,11 @@ async function uploadFile(
       false,
       e.reason === 'missing' ? GONE : 'The uploaded audio is incomplete.',
     );
+  }
+  // The local store copies only the recorded part of a longer file; a link takes no space.
+  if (!deps.copiesUploads) {
+    const made = await lstat(source);
+    if (!made.isSymbolicLink()) budget.take(made.size);
   }
   if (upload.sha256) {
     const actual = upload.actualSha256 ?? (await storedDigest(source, upload.hashState));

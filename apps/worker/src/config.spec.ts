@@ -159,6 +159,19 @@ describe('loadWorkerConfig', () => {
     );
   });
 
+  it("bounds one job's scratch space: by default the largest download plus the WAV of the longest audio", () => {
+    // 2 GiB + 36,001 s x 32,000 B/s + 4,096 B of header room.
+    expect(loadWorkerConfig(base).jobScratchBytes).toBe(2 * 1024 ** 3 + 36_001 * 32_000 + 4096);
+    const small = { HARK_MAX_DOWNLOAD_BYTES: '1000000', HARK_MAX_AUDIO_SECONDS: '60' };
+    expect(loadWorkerConfig({ ...base, ...small }).jobScratchBytes).toBe(1_000_000 + 61 * 32_000 + 4096);
+    expect(loadWorkerConfig({ ...base, HARK_JOB_SCRATCH_BYTES: '500000000' }).jobScratchBytes).toBe(
+      500_000_000,
+    );
+    expect(() => loadWorkerConfig({ ...base, HARK_JOB_SCRATCH_BYTES: '1000' })).toThrow(
+      /HARK_JOB_SCRATCH_BYTES/,
+    );
+  });
+
   it('splits the cores between concurrent jobs by default', () => {
     const one = loadWorkerConfig(base).whisper.threads;
     const c = loadWorkerConfig({ ...base, HARK_WORKER_CONCURRENCY: '64' });

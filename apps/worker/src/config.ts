@@ -24,6 +24,7 @@ import {
   WORD_TIMESTAMPS,
   type QuantizeType,
   type TaskDecoding,
+  wavSizeLimit,
 } from '@hark/media';
 import { type MetricsServerConfig, loadMetricsServerConfig } from '@hark/metrics';
 
@@ -129,6 +130,13 @@ export interface WorkerConfig extends CommonConfig {
   downloadTimeoutMs: number;
   /** `HARK_TMP_DIR`: per-job scratch folders (downloads, decoded WAV). Default `<os tmp>/hark-worker`. */
   tmpDir: string;
+  /**
+   * `HARK_JOB_SCRATCH_BYTES`: the most one job may write to its scratch folder (the audio's copy
+   * and the decoded WAV); a job that would pass it fails `audio_too_large`, not charged. Size the
+   * folder's disk at concurrency x this. Default: the largest download plus the WAV of the longest
+   * accepted audio (2 GiB + 1.15 GB for 10 h), which fails no accepted job.
+   */
+  jobScratchBytes: number;
   /** `HARK_SHUTDOWN_GRACE_MS`: on SIGTERM, how long active jobs may run on before being handed back. Default 25 000. */
   shutdownGraceMs: number;
   /** `HARK_RETENTION_SWEEP_MS`: period of the retention and upload sweeps; 0 turns them off (not the reconciler). Default 60 000. */
@@ -216,6 +224,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const binaryPath = str(env, 'WHISPER_BIN', path.join(REPO_ROOT, '.hark/whisper/bin/whisper-cli'));
   const tmpDir = path.resolve(str(env, 'HARK_TMP_DIR', path.join(tmpdir(), 'hark-worker')));
   const diarizerKind = oneOf(env, 'HARK_DIARIZER', ['neural', 'classic'] as const, 'neural');
+  const maxAudioSeconds = int(env, 'HARK_MAX_AUDIO_SECONDS', LIMITS.maxAudioSeconds, 1);
+  const maxDownloadBytes = int(env, 'HARK_MAX_DOWNLOAD_BYTES', LIMITS.maxDownloadBytes, 1);
   return {
     ...common,
     whisper: {
@@ -249,10 +259,16 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       stalledIntervalMs: int(env, 'HARK_STALLED_INTERVAL_MS', 30_000, 100),
       maxStalledCount: int(env, 'HARK_MAX_STALLED_COUNT', 2, 0, 100),
     },
-    maxAudioSeconds: int(env, 'HARK_MAX_AUDIO_SECONDS', LIMITS.maxAudioSeconds, 1),
-    maxDownloadBytes: int(env, 'HARK_MAX_DOWNLOAD_BYTES', LIMITS.maxDownloadBytes, 1),
+    maxAudioSeconds,
+    maxDownloadBytes,
     downloadTimeoutMs: int(env, 'HARK_DOWNLOAD_TIMEOUT_MS', 15 * 60_000, 1000),
     tmpDir,
+    jobScratchBytes: int(
+      env,
+      'HARK_JOB_SCRATCH_BYTES',
+      maxDownloadBytes + wavSizeLimit(maxAudioSeconds),
+      64 * 1024,
+    ),
     shutdownGraceMs: int(env, 'HARK_SHUTDOWN_GRACE_MS', 25_000, 0),
     sweepIntervalMs: int(env, 'HARK_RETENTION_SWEEP_MS', 60_000, 0, MAX_TIMER_MS),
     reconcileIntervalMs: int(env, 'HARK_RECONCILE_INTERVAL_MS', 60_000, 0, MAX_TIMER_MS),

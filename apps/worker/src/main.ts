@@ -105,18 +105,19 @@ async function checkVadModel(config: WorkerConfig): Promise<void> {
 }
 
 /**
- * The quantised model (WHISPER_QUANTIZE), made from the configured one on the first start. A
- * failure to make it is logged and the configured model runs instead: slower, never broken.
+ * The quantised model (WHISPER_QUANTIZE), made from the configured one on the first start and
+ * checked on every start (`prepareModel`). A failure to make it whole is logged and the
+ * configured model runs instead: slower, never broken.
  */
 async function prepareEngineModel(config: WorkerConfig, logger: Logger): Promise<string> {
   const { modelPath, quantize, quantizeBin, modelCacheDir } = config.whisper;
   const started = Date.now();
   try {
     const prepared = await prepareModel({ modelPath, quantize, quantizeBin, cacheDir: modelCacheDir });
-    logger.info(
-      { model: prepared.path, outcome: prepared.outcome, ms: Date.now() - started },
-      'engine model',
-    );
+    const fields = { model: prepared.path, outcome: prepared.outcome, ms: Date.now() - started };
+    // A kept copy that failed its check (cut short by a full disk, say) was made again.
+    if (prepared.rejected) logger.warn({ ...fields, rejected: prepared.rejected }, 'engine model');
+    else logger.info(fields, 'engine model');
     return prepared.path;
   } catch (error) {
     logger.warn(

@@ -8,11 +8,13 @@ import {
   type WordTimestamps,
   decodeToWav,
   probeAudio,
+  wavDataBytes,
 } from '@hark/media';
 import { type CompletionInput, billableSeconds, holdForDuration } from '@hark/transcripts';
 import type { Logger } from 'pino';
 import type { SpeechGate, WordTimestampPolicy } from './config';
 import { failure } from './failures';
+import type { ScratchBudget } from './scratch/scratch-budget';
 import { buildContent } from './transcript-content';
 
 /** The engine as the pipeline uses it (WhisperEngine; tests may pass another). */
@@ -58,8 +60,10 @@ export interface PipelineInput {
   transcriptId: string;
   /** Local audio (or video) file. */
   audioPath: string;
-  /** The job's scratch folder; the decoded WAV goes there. */
+  /** The job's scratch folder; the decoded WAV and the engine's run folder go there. */
   workDir: string;
+  /** The job's scratch space: the WAV must fit in what the audio's copy left. */
+  budget: ScratchBudget;
   requestedLanguage: string | null;
   speakers: SpeakersOption | null;
   glossary: Readonly<Record<string, string>> | null;
@@ -95,6 +99,8 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const claimTrusted = plausibleLength(probe.durationSeconds, (await stat(input.audioPath)).size);
   if (claimTrusted) {
     checkLength(probe.durationSeconds, deps.maxAudioSeconds);
+    // Its WAV must fit in the job's scratch space.
+    input.budget.check(wavDataBytes(probe.durationSeconds));
     if (!(await hold(db, id, probe.durationSeconds))) return { status: 'not_processing' };
   }
 
@@ -104,9 +110,13 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
   const maxSeconds = deps.maxAudioSeconds;
   // Channels without a layout (a 12-channel WAV without a channel mask) are averaged to mono.
   const layoutlessChannels = probe.channelLayout === null ? probe.channels : null;
+  // Any other claim's WAV stops at the room left.
+  const maxOutputBytes = input.budget.left;
   const wav = await timed('decode', () =>
-    decodeToWav(input.audioPath, wavPath, { signal, maxSeconds, layoutlessChannels }),
+    decodeToWav(input.audioPath, wavPath, { signal, maxSeconds, layoutlessChannels, maxOutputBytes }),
   );
+  if (wav.outOfRoom) throw input.budget.exceeded();
+  input.budget.take((await stat(wavPath)).size);
   if (wav.truncated) {
     const message = `The audio is more than ${maxSeconds} seconds long; the longest accepted is ${maxSeconds} seconds.`;
     throw failure('audio_too_long', false, message);
@@ -131,6 +141,7 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput): Pro
           wordTimestamps: wordTiming(deps.wordTimestamps ?? 'dtw', speakers !== null),
           wavPath,
           language: input.requestedLanguage,
+          tmpDir: input.workDir,
           signal: s,
         }),
       ),

@@ -1,5 +1,3 @@
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Db } from '@hark/db';
 import { type TranscribeJob, type TranscribeJobResult, isLastTranscribeAttempt } from '@hark/queue';
 import { completeTranscript, failTranscript, markStarted } from '@hark/transcripts';
@@ -11,6 +9,8 @@ import { type AnnounceDeps, announceFinished } from './completion';
 import { describeForLog, toFailure } from './failures';
 import type { JobRunOutcome } from './metrics';
 import { type PipelineDeps, runPipeline } from './pipeline';
+import { ScratchBudget } from './scratch/scratch-budget';
+import type { JobFolder, ScratchSpace } from './scratch/scratch-space';
 import { parseGlossary, parseSpeakers } from './transcript-content';
 
 export interface TranscribeJobDeps {
@@ -19,8 +19,10 @@ export interface TranscribeJobDeps {
   audio: AudioSourceDeps;
   pipeline: Omit<PipelineDeps, 'log'>;
   announce: AnnounceDeps;
-  /** Per-job scratch folders are made under it. */
-  tmpDir: string;
+  /** The worker's scratch folder: each run's own folder, and what dead runs left. */
+  scratch: ScratchSpace;
+  /** The most bytes one job may write there (`HARK_JOB_SCRATCH_BYTES`, see `ScratchBudget`). */
+  scratchBytes: number;
   logger: Logger;
   /** Told how each run ended and how long it took (WorkerMetrics). */
   metrics?: { jobFinished(outcome: JobRunOutcome, seconds: number): void };
@@ -94,6 +96,11 @@ async function runJob(
   const id = job.data.transcriptId;
   // Fetched while this worker was already shutting down.
   if (signal.aborted) return stopped(deps, job, token, log, signal.reason);
+  // Whatever an earlier run of this job left (a killed worker: the caller's audio, the WAV, the
+  // engine's output) goes now, before the guards: a transcript finished or erased meanwhile
+  // must not keep its audio on this disk.
+  const leftovers = await deps.scratch.removeLeftovers(id);
+  if (leftovers > 0) log.info({ folders: leftovers }, 'removed what an earlier run left');
   const t = await db.transcript.findUnique({
     where: { id },
     select: {
@@ -126,20 +133,21 @@ async function runJob(
     await deps.feed?.(started.accountId);
   }
 
-  const workDir = path.join(deps.tmpDir, id);
+  let folder: JobFolder | null = null;
   try {
-    // A previous run of this job on this machine may have died and left its files.
-    await rm(workDir, { recursive: true, force: true });
     // The job's audio (download, decoded WAV) is readable by this service's user only.
-    await mkdir(workDir, { recursive: true, mode: 0o700 });
+    folder = await deps.scratch.claim(id);
+    const workDir = folder.path;
+    const budget = new ScratchBudget(deps.scratchBytes);
     log.info({ source: t.url ? 'url' : 'upload' }, 'transcription started');
-    const audioPath = await fetchAudio(deps.audio, t, workDir, signal);
+    const audioPath = await fetchAudio(deps.audio, t, workDir, signal, budget);
     const result = await runPipeline(
       { ...deps.pipeline, log },
       {
         transcriptId: id,
         audioPath,
         workDir,
+        budget,
         requestedLanguage: t.requestedLanguage,
         speakers: parseSpeakers(t.speakers),
         glossary: parseGlossary(t.glossary),
@@ -165,7 +173,7 @@ async function runJob(
     if (signal.aborted) return await stopped(deps, job, token, log, signal.reason);
     return await failed(deps, job, log, error, t.webhookUrl);
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    await folder?.release();
   }
 }
 

@@ -19,6 +19,8 @@ import { announceFinished } from './completion';
 import type { WorkerConfig } from './config';
 import { WorkerMetrics } from './metrics';
 import type { Engine, SpeakerDiarizer } from './pipeline';
+import { loadFileLocks } from './scratch/file-lock';
+import { ScratchSpace } from './scratch/scratch-space';
 import { reconcile } from './sweepers/reconciler.sweeper';
 import { sweepRetention } from './sweepers/retention.sweeper';
 import { redisSweepCursor } from './sweepers/sweep-cursor';
@@ -86,6 +88,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   await subscriber.subscribe(transcriptCancelChannel(config.redisPrefix));
 
+  const scratch = await sweepScratch(config.tmpDir, logger);
   const queues = createQueues(redis, config.redisPrefix);
   const announce = { redis, redisPrefix: config.redisPrefix, webhooks: queues.webhooks };
   metrics.watchQueues([queues.transcribe.queue, queues.webhooks.queue]);
@@ -103,7 +106,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const handler = createTranscribeHandler({
     db,
     active,
-    audio: { db, blobs, http, maxDownloadBytes: config.maxDownloadBytes },
+    audio: {
+      db,
+      blobs,
+      http,
+      maxDownloadBytes: config.maxDownloadBytes,
+      copiesUploads: config.storage.driver === 's3',
+    },
     pipeline: {
       db,
       engine,
@@ -114,7 +123,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       metrics,
     },
     announce,
-    tmpDir: config.tmpDir,
+    scratch,
+    scratchBytes: config.jobScratchBytes,
     logger,
     metrics,
     feed,
@@ -243,4 +253,20 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       return { handedBack };
     },
   };
+}
+
+/**
+ * The scratch folder, swept before any job starts: what runs that died left there (the caller's
+ * audio, decoded WAVs, the engine's output), where no live run on this or another worker sharing
+ * the folder holds it (`ScratchSpace`).
+ */
+async function sweepScratch(tmpDir: string, logger: Logger): Promise<ScratchSpace> {
+  const scratch = new ScratchSpace(tmpDir, await loadFileLocks());
+  if (!scratch.sweeps) {
+    logger.warn({ tmpDir }, 'no file locks on this platform: the scratch folder is not swept');
+    return scratch;
+  }
+  const removed = await scratch.sweep();
+  if (removed > 0) logger.info({ tmpDir, removed }, 'scratch: removed what runs that died left');
+  return scratch;
 }

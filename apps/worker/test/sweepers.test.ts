@@ -16,6 +16,7 @@ import {
 import { cancelTranscript, failTranscript } from '@hark/transcripts';
 import pino from 'pino';
 import { fetchAudio } from '../src/audio-source';
+import { ScratchBudget } from '../src/scratch/scratch-budget';
 import { sweepRetention } from '../src/sweepers/retention.sweeper';
 import { sweepLockKey, withSweepLock } from '../src/sweepers/sweep-lock';
 import { startSweeps } from '../src/sweepers/sweep-scheduler';
@@ -411,10 +412,17 @@ describe('erased uploads still read', () => {
     const workDir = await mkdtemp(path.join(tmpdir(), 'hark-erased-'));
     try {
       const source = await fetchAudio(
-        { db: h.db, blobs: h.blobs, http: createGuardedClient(), maxDownloadBytes: 1024 },
+        {
+          db: h.db,
+          blobs: h.blobs,
+          http: createGuardedClient(),
+          maxDownloadBytes: 1024,
+          copiesUploads: false,
+        },
         { url: null, uploadId },
         workDir,
         new AbortController().signal,
+        new ScratchBudget(1024),
       );
       expect(await readFile(source, 'utf8')).toBe('shared audio');
     } finally {

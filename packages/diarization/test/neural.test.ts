@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { buildUtterances, labelWords, NeuralDiarizer, readWav, type Audio, type Segment } from '../src';
+import { WavBlocks } from '../src/audio/wav-reader';
 
 // The neural pipeline (segmentation-3.0 + CAM++ from HARK_MODELS_DIR) on real meeting excerpts
 // with human reference turns (HARK_EVAL_DIR, default <repo>/../shared/eval/diar). Synthetic
@@ -211,6 +212,45 @@ describe('neural diarization on real meeting speech', () => {
     );
   });
 
+  it('diarize(path) reads the file a batch of windows at a time, with the result of the audio in memory', async () => {
+    // Two excerpts joined (1 min, 7 people), asked for 8 speakers so that long turns are embedded
+    // again and a voice is split to meet the count: both read their spans from the file.
+    const parts = await Promise.all(['trn05', 'trn09'].map((id) => load(id)));
+    const samples = new Float32Array(parts.reduce((n, p) => n + p.audio.samples.length, 0));
+    parts.reduce((at, p) => (samples.set(p.audio.samples, at), at + p.audio.samples.length), 0);
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(`${tmpdir()}/hark-diar-`);
+    try {
+      const path = `${dir}/joined.wav`;
+      const pcm = Buffer.alloc(samples.length * 2);
+      samples.forEach((v, i) => pcm.writeInt16LE(Math.round(v * 32768), i * 2));
+      await writeFile(path, Buffer.concat([wavHeader(pcm.length), pcm]));
+      const audio = await readWav(path);
+      const inMemory = await diarizer.diarizeAudio(audio, { speakers: 8 });
+
+      const reads: number[] = [];
+      const wav = await WavBlocks.open(path);
+      const recorded = {
+        sampleRate: wav.sampleRate,
+        length: wav.length,
+        read: (start: number, count: number) => (reads.push(count), wav.read(start, count)),
+        close: () => wav.close(),
+      };
+      const fromFile = await diarizer.diarizeBlocks(recorded, { speakers: 8 });
+      await wav.close();
+      expect(fromFile).toEqual(inMemory);
+      expect(fromFile.speakerCount).toBe(8);
+      // A batch of 8 windows 2 s apart is 24 s; nothing longer is read at once.
+      expect(Math.max(...reads)).toBeLessThanOrEqual(24 * 16000);
+      // The spans embedded again (pieces of 1.5 s or so) are read on their own.
+      expect(reads.filter((n) => n < 3 * 16000).length).toBeGreaterThan(0);
+      await expect(diarizer.diarize(path, { speakers: 8 })).resolves.toEqual(inMemory);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('finds nobody in silence', async () => {
     const silence = { samples: new Float32Array(16000 * 3), sampleRate: 16000 };
     expect(await diarizer.diarizeAudio(silence, { speakers: true })).toEqual({
@@ -219,6 +259,24 @@ describe('neural diarization on real meeting speech', () => {
     });
   });
 });
+
+/** A 44-byte header of 16 kHz mono 16-bit PCM holding `dataBytes`. */
+function wavHeader(dataBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVEfmt ', 8, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(16000, 24);
+  h.writeUInt32LE(32000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
 
 function dominant(words: { speaker: string | null; ref: string }[], ref: string): string | null {
   const counts = new Map<string | null, number>();

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'got';
-import { classifyFailure, describeFailure, type FailureKind } from './failure';
+import { classifyFailure, codeOf, describeFailure, type FailureKind } from './failure';
 import type { GuardedClient } from './guarded-client';
 
 /** The transcript failure codes a download can end with (see the spec's failure codes). */
@@ -38,7 +38,8 @@ export interface DownloadOptions {
 /**
  * Streams `url` to `destPath` without holding the body in memory, stopping as soon as more than
  * `maxBytes` arrived (or at once when Content-Length already says so). On any failure the
- * partial file is removed. Redirects, time-out and the address guard come from `client`.
+ * partial file is removed. Rejects with a DownloadError, the abort reason, or the file's own
+ * error (ENOSPC) when writing it failed. Redirects, time-out and the address guard come from `client`.
  */
 export async function downloadToFile(
   client: GuardedClient,
@@ -81,9 +82,15 @@ export async function downloadToFile(
   } catch (error) {
     await rm(destPath, { force: true });
     if (signal?.aborted) throw signal.reason;
+    // A full disk is this machine's trouble, not the URL's: thrown as it is, so the caller
+    // retries it rather than blaming the audio's host.
+    if (DISK_ERRORS.has(codeOf(error) ?? '')) throw error;
     throw toDownloadError(stop, error, maxBytes, bytes);
   }
 }
+
+/** Errors only writing the file can raise (no socket error has these codes). */
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS', 'EIO']);
 
 function toDownloadError(
   stop: { reason: 'too_large' } | { reason: 'http_status'; status: number } | null,

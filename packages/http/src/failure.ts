@@ -71,7 +71,8 @@ export function describeFailure(kind: FailureKind): string {
   }
 }
 
-function codeOf(error: unknown): string | undefined {
+/** The errno-style code of an error or of one it wraps. */
+export function codeOf(error: unknown): string | undefined {
   // got wraps the original error but copies its code; the cause chain is a fallback.
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGuardedClient, DownloadError, downloadToFile } from '../src';
@@ -43,6 +43,20 @@ describe('downloadToFile', () => {
     await expect(downloadToFile(client, s.url, join(dir, 'a'), { maxBytes: 1000 })).resolves.toEqual({
       bytes: 1000,
     });
+  });
+
+  it("a write that fails (a full disk) is not the URL's fault: the file system's error, not a DownloadError", async () => {
+    const s = await server((_req, res) => res.end(Buffer.alloc(256 * 1024, 7)));
+    // Every write to /dev/full fails with ENOSPC, as on a disk that filled up.
+    const dest = join(dir, 'full.bin');
+    await symlink('/dev/full', dest);
+    const error = await downloadToFile(client, s.url, dest, { maxBytes: MB }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(DownloadError);
+    expect(error).toMatchObject({ code: 'ENOSPC' });
+    expect(existsSync(dest)).toBe(false);
   });
 
   it('follows redirects', async () => {

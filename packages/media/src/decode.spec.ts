@@ -87,6 +87,7 @@ describe('decodeToWav', () => {
       outputPath: out,
       durationSeconds: 2,
       truncated: false,
+      outOfRoom: false,
     });
     const args = calls[0] as string[];
     const after = (flag: string) => args[args.indexOf(flag) + 1];
@@ -160,10 +161,31 @@ describe('decodeToWav', () => {
     const out = join(dir, 'out.wav');
     await expect(
       decodeToWav(__filename, out, { run: writing(wav(6 * 32000)), maxSeconds: 5 }),
-    ).resolves.toEqual({ outputPath: out, durationSeconds: 6, truncated: true });
+    ).resolves.toEqual({ outputPath: out, durationSeconds: 6, truncated: true, outOfRoom: false });
     await expect(
       decodeToWav(__filename, out, { run: writing(wav(5.9 * 32000)), maxSeconds: 5 }),
     ).resolves.toMatchObject({ durationSeconds: 5.9, truncated: false });
+  });
+
+  it('maxOutputBytes below the length cap: -fs at it, and outOfRoom when the WAV reached it', async () => {
+    const calls: string[][] = [];
+    const out = join(dir, 'out.wav');
+    await expect(
+      decodeToWav(__filename, out, { run: writing(wav(64000), calls), maxOutputBytes: 50_000 }),
+    ).resolves.toEqual({ outputPath: out, durationSeconds: 0, truncated: false, outOfRoom: true });
+    const args = calls[0] as string[];
+    expect(args[args.indexOf('-fs') + 1]).toBe('50000');
+    await expect(
+      decodeToWav(__filename, out, { run: writing(wav(64000)), maxOutputBytes: 100_000 }),
+    ).resolves.toMatchObject({ durationSeconds: 2, outOfRoom: false });
+    // Above the length cap's own size limit it changes nothing.
+    const more: string[][] = [];
+    await decodeToWav(__filename, out, {
+      run: writing(wav(64000), more),
+      maxSeconds: 5,
+      maxOutputBytes: 10 ** 9,
+    });
+    expect(more[0]![more[0]!.indexOf('-fs') + 1]).toBe(String(wavSizeLimit(5)));
   });
 
   it('rejects audio without samples as audio_invalid and removes the output', async () => {

@@ -1,4 +1,4 @@
-import { access, constants, open, rm } from 'node:fs/promises';
+import { access, constants, open, rm, stat } from 'node:fs/promises';
 import { LIMITS } from '@hark/core';
 import { ffmpegFailure, fileUrl, inputArgs, withDefaults, type FfmpegCallOptions } from './ffmpeg-tools';
 import { MediaError } from './media-error';
@@ -18,6 +18,11 @@ export interface DecodeOptions extends FfmpegCallOptions {
    * averaged with equal weights instead. Default: none (ffmpeg's own downmix).
    */
   layoutlessChannels?: number | null;
+  /**
+   * The most bytes the WAV may take (the job's scratch space left): the output stops growing
+   * there, and the result says `outOfRoom`. Default: none beyond `wavSizeLimit(maxSeconds)`.
+   */
+  maxOutputBytes?: number;
 }
 
 export interface DecodeResult {
@@ -29,6 +34,11 @@ export interface DecodeResult {
    * and `durationSeconds` is only where it was cut.
    */
   truncated: boolean;
+  /**
+   * Decoding stopped at `maxOutputBytes`: the audio needs more space than it was given (then
+   * `durationSeconds` is 0 and the WAV is left for the caller to remove with its folder).
+   */
+  outOfRoom: boolean;
 }
 
 /**
@@ -41,6 +51,11 @@ export const DECODE_MARGIN_SECONDS = 1;
 const WAV_BYTES_PER_SECOND = 16_000 * 2;
 /** Room for the header, so that `-t`, not `-fs`, ends an honest decode at the cap. */
 const WAV_HEADER_ROOM = 4096;
+
+/** The samples of `seconds` of audio in the WAV `decodeToWav` writes (its header adds a few dozen bytes). */
+export function wavDataBytes(seconds: number): number {
+  return Math.ceil(seconds * WAV_BYTES_PER_SECOND);
+}
 
 /**
  * `-fs` for a decode capped at `maxSeconds`. ffmpeg checks it between input packets, so the file
@@ -77,13 +92,15 @@ export async function decodeToWav(
   const { run, ffmpeg, runOptions } = withDefaults(options);
   const maxSeconds = options.maxSeconds ?? LIMITS.maxAudioSeconds;
   const capSeconds = maxSeconds + DECODE_MARGIN_SECONDS;
+  const roomBound = options.maxOutputBytes !== undefined && options.maxOutputBytes < wavSizeLimit(maxSeconds);
+  const maxBytes = roomBound ? options.maxOutputBytes! : wavSizeLimit(maxSeconds);
   const args = [
     ['-nostdin', '-hide_banner', '-v', 'error', '-y'],
     inputArgs(input),
     ['-map', '0:a:0', '-vn', '-sn', '-dn'],
     meanDownmix(options.layoutlessChannels),
     ['-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le'],
-    ['-t', String(capSeconds), '-fs', String(wavSizeLimit(maxSeconds))],
+    ['-t', String(capSeconds), '-fs', String(maxBytes)],
     // No LIST/INFO chunk: keeps the header plain for any WAV reader.
     ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact'],
     ['-f', 'wav', fileUrl(outputPath)],
@@ -92,12 +109,15 @@ export async function decodeToWav(
     await run(ffmpeg, args, runOptions).catch((e: unknown) => {
       throw ffmpegFailure(e, 'ffmpeg could not decode the audio');
     });
+    // -fs stops once the file reaches the limit (a packet past it at most): only a cut one gets there.
+    if (roomBound && (await stat(outputPath)).size >= maxBytes)
+      return { outputPath, durationSeconds: 0, truncated: false, outOfRoom: true };
     const durationSeconds = await readWavDuration(outputPath);
     if (durationSeconds <= 0)
       throw new MediaError('audio_invalid', 'The audio stream holds no samples', { transient: false });
     // -t cuts at the cap exactly; a sample's worth of rounding either way is still the cap.
     const truncated = durationSeconds >= capSeconds - 0.01;
-    return { outputPath, durationSeconds, truncated };
+    return { outputPath, durationSeconds, truncated, outOfRoom: false };
   } catch (error) {
     await rm(outputPath, { force: true });
     throw error;

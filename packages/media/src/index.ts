@@ -34,6 +34,7 @@ export {
   decodeToWav,
   readWavDuration,
   wavSizeLimit,
+  wavDataBytes,
   meanDownmix,
   DECODE_MARGIN_SECONDS,
   type DecodeOptions,

@@ -161,6 +161,12 @@ export interface TranscribeInput {
   temperature?: number | null;
   /** How words are timed; `dtw` needs the engine's `dtwPreset`. Default `tokens`. */
   wordTimestamps?: WordTimestamps;
+  /**
+   * Where this run's folder (its output, the prompt's file) is made: the worker passes the job's
+   * own folder, so what a killed run leaves goes with the rest of the job's files. Default: the
+   * engine's `tmpDir`.
+   */
+  tmpDir?: string;
   signal?: AbortSignal;
 }
 
@@ -189,7 +195,7 @@ export class WhisperEngine {
   }
 
   async transcribe(input: TranscribeInput): Promise<WhisperResult> {
-    const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'hark-whisper-'));
+    const dir = await mkdtemp(join(input.tmpDir ?? this.options.tmpDir ?? tmpdir(), 'hark-whisper-'));
     try {
       // Audio of a few samples would make whisper-cli fail instead of transcribing nothing.
       const wavPath = await padShortWav(input.wavPath, dir);

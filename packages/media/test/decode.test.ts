@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { AUDIO_CONTAINERS, AUDIO_FORMATS, type AudioFormat } from '@hark/core';
 import { decodeToWav, isAbortError, probeAudio, runProcess } from '../src';
 import { ffmpeg, lavfi, scratchFolder, testEnv } from './media-test-env';
@@ -50,6 +50,16 @@ describe('decodeToWav (real ffmpeg)', () => {
     await expect(decodeToWav(testEnv.speech60Wav, file('speech.wav'))).resolves.toMatchObject({
       durationSeconds: 60,
     });
+  });
+
+  it('maxOutputBytes: the WAV stops growing there and the result says outOfRoom; a WAV that fits is whole', async () => {
+    // 60 s is 1,920,044 bytes of WAV.
+    const cut = await decodeToWav(testEnv.speech60Wav, file('room.wav'), { maxOutputBytes: 500_000 });
+    expect(cut).toMatchObject({ outOfRoom: true, truncated: false });
+    expect(statSync(file('room.wav')).size).toBeLessThan(520_000);
+    await expect(
+      decodeToWav(testEnv.speech60Wav, file('room.wav'), { maxOutputBytes: 2_000_000 }),
+    ).resolves.toMatchObject({ outOfRoom: false, durationSeconds: 60 });
   });
 
   it('rejects undecodable input as audio_invalid and leaves no output', async () => {

@@ -91,7 +91,7 @@ describe('hostile input (real ffmpeg and ffprobe)', () => {
     it('decodes only to a second past maxSeconds, says truncated, and writes at most the size limit', async () => {
       const wav = out('lying.wav');
       const result = await decodeToWav(out('lying.mkv'), wav, { maxSeconds: 5 });
-      expect(result).toEqual({ outputPath: wav, durationSeconds: 6, truncated: true });
+      expect(result).toEqual({ outputPath: wav, durationSeconds: 6, truncated: true, outOfRoom: false });
       expect(statSync(wav).size).toBeLessThanOrEqual(wavSizeLimit(5));
       expect(wavSizeLimit(5)).toBeLessThan(200 * 1024);
     });

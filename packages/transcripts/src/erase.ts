@@ -2,6 +2,15 @@ import { Prisma } from '@hark/db';
 import { forgetUploadDigests } from './upload-readers';
 
 /**
+ * What an idempotency record's `request_hash` (a fingerprint of the caller's request: for an
+ * upload, of its bytes) becomes once its upload or transcript is erased: the database sets it
+ * (triggers in the migration `idempotency_forget_erased`, whichever code erases). The record
+ * stays, so a replay under the key still finds it, and is answered 404 whatever its body: there
+ * is nothing left to tell the first request's body from another.
+ */
+export const ERASED_REQUEST_HASH = 'erased';
+
+/**
  * The erasure a deletion (API) and the retention sweep (worker) share, inside the caller's
  * transaction, with the transcript row already locked and found erasable (not processing, not
  * erased yet). Everything the caller gave or the transcription produced goes:
@@ -12,6 +21,9 @@ import { forgetUploadDigests } from './upload-readers';
  * - on its delivery records: `responsePreview`, and `url` cut to its origin (see `urlOrigin`).
  * What usage and billing need stays: id, account, key, status, error code, duration, rate,
  * cost, model, the timestamps, the usage record and ledger. `deletedAt` is set to `now`.
+ *
+ * The key records of both lose their fingerprint of the request (`ERASED_REQUEST_HASH`, set by
+ * the database).
  *
  * The upload is marked erased (`erasedAt`, its hash state dropped), which ends every new use of
  * it, and its digests go unless a processing transcript reads it (`forgetUploadDigests`). Its

@@ -3,6 +3,7 @@ import { lockAccount, placeHold } from '@hark/billing';
 import { HarkError, LIMITS, costForSeconds, newId } from '@hark/core';
 import { type Db, Prisma } from '@hark/db';
 import {
+  ERASED_REQUEST_HASH,
   NO_EXPIRED_TRANSCRIPT,
   cancelTranscript,
   eraseTranscript,
@@ -337,7 +338,9 @@ async function claimIdempotencyKey(
   const prior = await tx.idempotencyRecord.findUniqueOrThrow({
     where: { accountId_key: { accountId, key } },
   });
-  if (prior.requestHash !== requestHash) throw new HarkError('idempotency_conflict');
+  // Its transcript was deleted: the fingerprint is gone, and any body replays it (404 not_found).
+  if (prior.requestHash !== requestHash && prior.requestHash !== ERASED_REQUEST_HASH)
+    throw new HarkError('idempotency_conflict');
   if (!prior.transcriptId || (prior.statusCode !== 200 && prior.statusCode !== 201)) {
     throw new Error('idempotency record without a result'); // cannot happen: written in the same transaction
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HarkError } from '@hark/core';
+import { ERASED_REQUEST_HASH } from '@hark/transcripts';
 import { BodyPrint, printBody, replayOf, requestHash } from './upload-idempotency';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -57,5 +58,11 @@ describe('upload idempotency prints', () => {
     const prior = { requestHash: 'h1', uploadId: 'up_1' };
     expect(replayOf(prior, 'h1')).toBe('up_1');
     expect(() => replayOf(prior, 'h2')).toThrow(expect.objectContaining({ code: 'idempotency_conflict' }));
+  });
+
+  it('replayOf: once the upload is erased (its fingerprint replaced), every request is 404 upload_not_found', () => {
+    const erased = { requestHash: ERASED_REQUEST_HASH, uploadId: 'up_1' };
+    for (const hash of ['h1', 'h2', ERASED_REQUEST_HASH])
+      expect(() => replayOf(erased, hash)).toThrow(expect.objectContaining({ code: 'upload_not_found' }));
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { HarkError, LIMITS } from '@hark/core';
 import type { Db, Prisma } from '@hark/db';
+import { ERASED_REQUEST_HASH } from '@hark/transcripts';
 
 /**
  * `Idempotency-Key` on POST /v1/uploads: kept 24 hours per account like the keys of POST
@@ -119,8 +120,13 @@ export async function claimUploadKey(
   throw new Error('upload idempotency key neither claimed nor held');
 }
 
-/** The prior upload's id when `hash` is the request that claimed the key; 409 otherwise. */
+/**
+ * The prior upload's id when `hash` is the request that claimed the key; 409 otherwise. Once the
+ * upload is erased its fingerprint is gone (`ERASED_REQUEST_HASH`): every request under the key
+ * is 404 `upload_not_found`, as a replay of it was, until the key's 24 hours pass.
+ */
 export function replayOf(prior: UploadKeyRecord, hash: string): string {
+  if (prior.requestHash === ERASED_REQUEST_HASH) throw new HarkError('upload_not_found');
   if (prior.requestHash !== hash) throw new HarkError('idempotency_conflict');
   return prior.uploadId;
 }

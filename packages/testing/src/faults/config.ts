@@ -18,6 +18,8 @@ export const faultsConfig = {
   // Generous: 40 real transcriptions on a loaded 2-core machine took 120 s; the check is that they settle.
   settleMs: Number(env.FAULTS_SETTLE_MS ?? 240_000),
   fakeEngineMs: Number(env.FAULTS_FAKE_ENGINE_MS ?? 400),
+  /** FAULTS_NO_MOUNT=1: scenario 10 uses its fallback (an engine whose writes fail) even where it could mount a small disk. */
+  noMount: env.FAULTS_NO_MOUNT === '1',
   /** FAULTS_LOG_DIR=dir keeps every process's JSON log lines, one file per scenario. */
   logDir: env.FAULTS_LOG_DIR,
 };

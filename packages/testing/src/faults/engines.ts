@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** An executable `whisper-cli` shell script in a fresh temp folder; resolves with its path. */
-async function script(body: string, dir?: string): Promise<string> {
+export async function script(body: string, dir?: string): Promise<string> {
   const folder = dir ?? (await mkdtemp(path.join(tmpdir(), 'hark-faults-bin-')));
   const bin = path.join(folder, 'whisper-cli');
   writeFileSync(bin, `#!/bin/sh\n${body}`);

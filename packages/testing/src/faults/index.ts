@@ -12,4 +12,5 @@ export * from './own-postgres';
 export * from './own-redis';
 export * from './own-s3proxy';
 export * from './scenario';
+export * from './small-disk';
 export * from './timing';
