@@ -32,6 +32,10 @@ pnpm -s exec prettier --check . --log-level warn
 
 bash "$ROOT/scripts/fuzz-api.sh"
 
+# Benches in their smoke mode (smallest input, one round, seconds): they still build and run.
+log "bench smoke runs"
+bash "$ROOT/bench/openai-memory/run.sh" --smoke
+
 # The fault-injection suite (faults/README.md): real processes, its own Postgres cluster and
 # Redis. HARK_FAULTS=0 skips it. Its result ("faults <passed>/<run>") is reported again just
 # before jest, so jest's summary stays last.

@@ -3,7 +3,7 @@ import { composeServices } from './composition';
 import type { ApiDeps } from './context';
 import { authenticate } from './middleware/auth';
 import { cors } from './middleware/cors';
-import { audioFileParser, fieldBodyParsers } from './middleware/body-parsers';
+import { audioFormReader, fieldBodyParsers } from './middleware/body-parsers';
 import { errorHandler, notFound, undecodablePath } from './middleware/errors';
 import { ApiMetrics, trackRouteTemplates } from './middleware/http-metrics';
 import { rateLimits } from './middleware/rate-limit';
@@ -75,7 +75,13 @@ export function createApp(deps: ApiDeps): HarkApp {
   v1.use(webhookRoutes(services.deliveries, limits.limit));
   v1.use(subtitleRoutes(services.subtitles, limits.limit));
   // OpenAI-compatible audio routes: errors in OpenAI's shape.
-  v1.use(openAiRoutes(services.audio, limits.limit, audioFileParser(config.openaiMaxFileBytes)));
+  v1.use(
+    openAiRoutes(
+      services.audio,
+      limits.limit,
+      audioFormReader(config.openaiMaxFileBytes, services.uploads.bodyIdleMs),
+    ),
+  );
   v1.use(limits.limit('unknown'), notFound);
   v1.use(openAiErrorHandler);
   app.use('/v1', v1);

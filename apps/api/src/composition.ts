@@ -9,6 +9,7 @@ import { CompletionWaiter } from './services/completion-waiter';
 import { LimitsService } from './services/limits.service';
 import { ListCursorCodec } from './services/list-cursor';
 import { OpenAiAudioService } from './services/openai-audio.service';
+import { OpenAiWaitingPlaces } from './services/openai-waiting';
 import { ReadinessService } from './services/readiness.service';
 import { SubtitleService } from './services/subtitle.service';
 import { TranscriptListService } from './services/transcript-list.service';
@@ -80,11 +81,17 @@ export function composeServices(deps: ApiDeps): ApiServices {
     subtitles: new SubtitleService(deps.db, (a, id) => transcripts.retryAfterSeconds(a, id)),
     deliveries: new WebhookDeliveryService(deps.db, replays),
     // OpenAI-compatible audio routes: ordinary transcripts underneath.
-    audio: new OpenAiAudioService(deps.db, uploads, transcripts, {
-      models: ['whisper-1', config.modelName],
-      waitSeconds: config.openaiWaitSeconds,
-      draining: draining.signal,
-    }),
+    audio: new OpenAiAudioService(
+      deps.db,
+      uploads,
+      transcripts,
+      new OpenAiWaitingPlaces(deps.redis, config.redisPrefix, config.openaiWaitingPerAccount),
+      {
+        models: ['whisper-1', config.modelName],
+        waitSeconds: config.openaiWaitSeconds,
+        draining: draining.signal,
+      },
+    ),
     board,
     beginDrain: () => draining.abort(),
     close: async () => {

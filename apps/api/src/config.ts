@@ -88,6 +88,9 @@ export interface ApiConfig extends CommonConfig {
   openaiWaitSeconds: number;
   /** POST /v1/audio/*: largest `file` in bytes (HARK_OPENAI_MAX_FILE_BYTES, default 25 MiB as OpenAI; at most 100 MB). */
   openaiMaxFileBytes: number;
+  /** POST /v1/audio/*: requests one account may have running at once, reading or waiting, on every
+   *  replica together (HARK_OPENAI_WAITING_PER_ACCOUNT, default 10); past it 429 `too_many_waiting_requests`. */
+  openaiWaitingPerAccount: number;
   /** `HARK_CORS_ORIGINS`: origins whose pages may call the API (a comma-separated list, or `*`). Default: none. */
   corsOrigins: CorsOrigins;
   /** Check every response against the OpenAPI document (HARK_VALIDATE_RESPONSES; tests only, never production). */
@@ -142,6 +145,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
       1,
       LIMITS.maxUploadRequestBytes,
     ),
+    openaiWaitingPerAccount: int(env, 'HARK_OPENAI_WAITING_PER_ACCOUNT', 10, 1, 100_000),
   };
 }
 

@@ -174,6 +174,32 @@ describe('POST /v1/transcripts validation', () => {
     const arr = await request(api.app).post('/v1/transcripts').set(api.auth).send([1]);
     expect(arr.body).toEqual(envelope('validation', false, { body: 'body_invalid' }));
   });
+
+  it('multipart is held to the JSON budget (1 MiB) for all its fields together, not per field', async () => {
+    const a = await api.newAccount({ toppedUp: true });
+    // Three fields of 400 KiB: each under 1 MiB, together over it (200 such fields were read before).
+    let over = request(api.app).post('/v1/transcripts').set(a.auth).field('url', 'https://e.com/a.wav');
+    for (const name of ['externalId', 'a', 'b']) over = over.field(name, 'x'.repeat(400 * 1024));
+    const res = await over;
+    expect([res.status, res.body]).toEqual([413, envelope('payload_too_large', false)]);
+    expect(res.headers.connection).toBe('close'); // the rest of the body is not read
+    // Just under the budget: read, and refused for its fields.
+    let under = request(api.app).post('/v1/transcripts').set(a.auth).field('url', 'https://e.com/a.wav');
+    for (const name of ['externalId', 'a']) under = under.field(name, 'x'.repeat(400 * 1024));
+    const read = await under;
+    expect([read.status, read.body]).toEqual([
+      400,
+      envelope('validation', false, { externalId: 'external_id_invalid' }),
+    ]);
+    expect(await api.db.transcript.count({ where: { accountId: a.accountId } })).toBe(0);
+    // Multipart without a boundary: unreadable, refused like any other bad body.
+    const bare = await request(api.app)
+      .post('/v1/transcripts')
+      .set(a.auth)
+      .set('Content-Type', 'multipart/form-data')
+      .send('url=x');
+    expect([bare.status, bare.body]).toEqual([400, envelope('validation', false, { body: 'body_invalid' })]);
+  });
 });
 
 describe('POST /v1/transcripts creates', () => {

@@ -32,13 +32,28 @@ async function writeAll(fh: FileHandle, bufs: Buffer[], position: number): Promi
 }
 
 const WRITE_BATCH = 1 << 20;
+const MIN_WRITE_BATCH = 64 << 10;
 const FLUSH_EVERY = 4 << 20;
+/**
+ * What the appends of one store may hold waiting for the disk together, about (twice this with
+ * their writes in flight): each batches `APPEND_BUFFER_BUDGET / appends running` bytes, 1 MiB
+ * while up to 16 run (one upload's throughput), down to 64 KiB, so 200 uploads streaming at once
+ * (the OpenAI route's files) hold ~32 MiB, not 400.
+ */
+const APPEND_BUFFER_BUDGET = 16 << 20;
+
+/** The write batch of each of `running` appends sharing the budget. */
+export function writeBatchBytes(running: number): number {
+  const share = Math.floor(APPEND_BUFFER_BUDGET / Math.max(1, running));
+  return Math.min(WRITE_BATCH, Math.max(MIN_WRITE_BATCH, share));
+}
 
 /**
  * Appends arriving bytes at `offset` while more arrive: at most one write is in flight (memory
- * stays ~2 MiB per upload while the socket keeps flowing), and written bytes are flushed to disk
- * every few MiB in the background, so the fsync that makes the chunk durable at the end has only
- * the tail left to flush instead of the whole chunk.
+ * stays ~2 batches per upload while the socket keeps flowing), and written bytes are flushed to
+ * disk every few MiB in the background, so the fsync that makes the chunk durable at the end has
+ * only the tail left to flush instead of the whole chunk. `batchBytes` is read at every chunk:
+ * the store shrinks it while many appends run.
  */
 export class PipelinedAppend {
   private pending: Buffer[] = [];
@@ -52,12 +67,13 @@ export class PipelinedAppend {
   constructor(
     private readonly fh: FileHandle,
     private readonly offset: number,
+    private readonly batchBytes: () => number = () => WRITE_BATCH,
   ) {}
 
   async push(chunk: Buffer): Promise<void> {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
-    if (this.pendingBytes < WRITE_BATCH) return;
+    if (this.pendingBytes < this.batchBytes()) return;
     await this.writing;
     this.throwIfFailed();
     this.startWrite();
@@ -114,6 +130,9 @@ export class PipelinedAppend {
 
 /** Local-filesystem driver: one file per key under `dir`. */
 export class LocalBlobStore implements BlobStore {
+  /** Appends running now: they share APPEND_BUFFER_BUDGET. */
+  private appending = 0;
+
   constructor(private readonly dir: string) {}
 
   private file(key: string): string {
@@ -138,7 +157,8 @@ export class LocalBlobStore implements BlobStore {
       await fh.close();
       throw new BlobMissingError(key, 'short');
     }
-    const out = new PipelinedAppend(fh, offset);
+    const out = new PipelinedAppend(fh, offset, () => writeBatchBytes(this.appending));
+    this.appending++;
     try {
       // A crash after an earlier write but before Postgres recorded it leaves extra bytes.
       if (size > offset) await fh.truncate(offset);
@@ -150,6 +170,7 @@ export class LocalBlobStore implements BlobStore {
       await fh.sync().catch(() => undefined);
       throw e;
     } finally {
+      this.appending--;
       await fh.close();
     }
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { PipelinedAppend } from './local-blob-store';
+import { PipelinedAppend, writeBatchBytes } from './local-blob-store';
 
 /** A file handle that records what reaches it; `failFlush` makes background flushes fail. */
 function fakeFile(opts: { failFlush?: boolean; shortWrites?: boolean } = {}) {
@@ -68,5 +68,29 @@ describe('PipelinedAppend', () => {
     };
     await expect(run()).rejects.toThrow('EIO');
     expect(f.log).not.toContain('sync');
+  });
+
+  it('writes in the batches the store asks for at the time of each chunk', async () => {
+    const f = fakeFile();
+    const data = randomBytes(2 << 20);
+    let batch = 1 << 20;
+    const out = new PipelinedAppend(f.fh, 0, () => batch);
+    await pushAll(out, data.subarray(0, 1 << 20));
+    batch = 256 << 10; // many appends started meanwhile
+    await pushAll(out, data.subarray(1 << 20));
+    expect(await out.finish()).toBe(data.length);
+    expect(f.bytes().equals(data)).toBe(true);
+    expect(f.log.filter((l) => l.startsWith('writev'))).toEqual([
+      'writev 0',
+      ...[0, 1, 2, 3].map((i) => `writev ${(1 << 20) + i * (256 << 10)}`),
+    ]);
+  });
+});
+
+describe('writeBatchBytes', () => {
+  it('1 MiB while up to 16 appends run, then a share of 16 MiB, never under 64 KiB', () => {
+    expect([1, 16, 32, 200, 256, 5000].map((n) => Math.floor(writeBatchBytes(n) / 1024))).toEqual([
+      1024, 1024, 512, 81, 64, 64,
+    ]);
   });
 });

@@ -26,13 +26,14 @@ export function appNodeFlags(name: AppName): string[] {
 }
 
 /**
- * Starts a built app (`apps/<name>/dist/main.js`) as a real process, with the Node flags it runs
- * with in production, and its JSON logs captured.
+ * Starts a built app (`apps/<name>/dist/main.js`, or `opts.main`: another build of it, such as a
+ * bench's baseline) as a real process, with the Node flags it runs with in production, and its
+ * JSON logs captured.
  */
-export function startApp(name: AppName, env: NodeJS.ProcessEnv): AppProcess {
+export function startApp(name: AppName, env: NodeJS.ProcessEnv, opts: { main?: string } = {}): AppProcess {
   const child = spawn(
     process.execPath,
-    [...appNodeFlags(name), path.join(REPO_ROOT, 'apps', name, 'dist/main.js')],
+    [...appNodeFlags(name), opts.main ?? path.join(REPO_ROOT, 'apps', name, 'dist/main.js')],
     {
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -69,7 +69,7 @@ describe('route contract', () => {
       transcriptRoutes(none, none, limit, [pass]),
       webhookRoutes(none, limit),
       subtitleRoutes(none, limit),
-      openAiRoutes(none, limit, pass),
+      openAiRoutes(none, limit, none),
     ];
     const app = Router();
     healthRoutes(app, none);

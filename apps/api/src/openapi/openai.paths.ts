@@ -17,8 +17,9 @@ export const OPENAI_TAG = {
   description:
     "OpenAI's audio transcription and translation endpoints, for the official `openai` clients (`baseURL` " +
     '`<service>/v1`, `apiKey` a Hark key). Each request is an ordinary transcript underneath: same key, billing, ' +
-    "rate limit and concurrency limit as POST /v1/transcripts, listed by GET /v1/transcripts. Errors use OpenAI's " +
-    'shape.',
+    'rate limit and concurrency limit as POST /v1/transcripts, listed by GET /v1/transcripts. The file is streamed ' +
+    'to storage as it arrives and not kept while the request waits; an account has at most ' +
+    "HARK_OPENAI_WAITING_PER_ACCOUNT (default 10) requests here at once. Errors use OpenAI's shape.",
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -204,9 +205,14 @@ export const OPENAI_AUDIO_RESPONSES: Record<number, Json> = {
   ),
   401: errorResponse('`invalid_request_error` / `invalid_api_key`: missing or invalid key.', rate),
   409: errorResponse('`transcription_canceled`: the transcript was canceled while the request waited.', rate),
-  413: errorResponse('`file_too_large`: the file is over the configured maximum.', rate),
+  413: errorResponse(
+    '`file_too_large`: the file is over the configured maximum; `fields_too_large`: the form fields hold over 256 KiB together.',
+    rate,
+  ),
   429: errorResponse(
-    '`requests` / `rate_limit_exceeded` (with `Retry-After`) or `concurrency_limit_exceeded`; ' +
+    '`requests` / `rate_limit_exceeded` (with `Retry-After`), `concurrency_limit_exceeded`, or ' +
+      '`too_many_waiting_requests` (the account already has HARK_OPENAI_WAITING_PER_ACCOUNT requests on these ' +
+      'routes, default 10; refused before the body is read); ' +
       '`insufficient_quota` / `insufficient_quota` when the account has no credits (with `x-should-retry: false`).',
     headerRefs(RATE, ['Retry-After']),
   ),

@@ -3,6 +3,8 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { Router } from 'express';
 import { type RouteLimit, keyedMount } from '../contract/mount';
 import { ROUTE, expressPath } from '../contract/routes.contract';
+import { closeUnlessRead } from '../middleware/body-parsers';
+import type { MultipartForm } from '../middleware/multipart-form';
 import type { OpenAiAudioService } from '../services/openai-audio.service';
 import { toOpenAiError } from '../services/openai-errors';
 import type { AudioTask } from '../services/openai-request';
@@ -37,12 +39,13 @@ export const openAiErrorHandler: ErrorRequestHandler = (err: unknown, req, res, 
   if (!isOpenAiAudioRequest(req)) return next(err);
   const e = toOpenAiError(err);
   if (e.status >= 500) req.log.error({ err }, 'openai route error');
-  if (res.headersSent) {
+  // Nobody to answer: the connection is gone (a client that hung up, or a body dropped as idle).
+  if (res.headersSent || req.socket.destroyed) {
     res.destroy();
     return;
   }
   for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-  if (e.status === 413) res.setHeader('Connection', 'close'); // the rest of the body is not read
+  closeUnlessRead(req, res);
   res.status(e.status).json(e.body());
 };
 
@@ -53,22 +56,20 @@ const arrival: RequestHandler = (_req, res, next) => {
 };
 const arrivedAt = (res: Response): number => (res.locals.openAiArrivedAt as number | undefined) ?? Date.now();
 
-/** `parseFile`: the multipart parser (`audioFileParser` in middleware/body-parsers.ts). */
+/** `readForm`: the multipart reader (`audioFormReader` in middleware/body-parsers.ts). */
 export function openAiRoutes(
   audio: OpenAiAudioService,
   limit: RouteLimit,
-  parseFile: RequestHandler,
+  readForm: (req: Request) => MultipartForm,
 ): Router {
   const r = Router();
   const mount = keyedMount(r, limit);
   for (const [route, task] of TASKS) {
     // The contract counts these as creating a transcript (`limitAs`): one rate limit for both.
-    mount(route, { before: [arrival] }, parseFile, async (req, res) => {
+    mount(route, { before: [arrival] }, async (req, res) => {
       const closed = new AbortController();
       res.on('close', () => closed.abort());
-      const file = req.file ? { buffer: req.file.buffer, size: req.file.size } : undefined;
-      const fields = (req.body ?? {}) as Record<string, unknown>;
-      const out = await audio.run(req.auth!, task, fields, file, closed.signal, arrivedAt(res));
+      const out = await audio.run(req.auth!, task, () => readForm(req), closed.signal, arrivedAt(res));
       if (!out) return; // the client went away; the transcript goes on
       if (out.kind === 'json') res.json(out.body);
       else res.type('text/plain; charset=utf-8').send(out.body);

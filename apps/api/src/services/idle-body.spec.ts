@@ -81,6 +81,27 @@ describe('watchIdle', () => {
     }
   });
 
+  it('leaves a body alone whose source ended while its reader stores the last bytes (a form file part)', async () => {
+    // What a slow store does with a form's file part: it takes the last chunk, then writes it for
+    // longer than the watch, reading nothing. The part's end has come; nothing is the client's.
+    const body = new PassThrough();
+    const watch = watchIdle(body, 50);
+    body.write(Buffer.alloc(10));
+    const stored = (async () => {
+      let bytes = 0;
+      for await (const c of body) {
+        bytes += (c as Buffer).length;
+        body.end(); // the end arrives while the reader is busy with the last chunk
+        await new Promise((r) => setTimeout(r, 200)); // the slow write
+      }
+      return bytes;
+    })();
+    expect(await stored).toBe(10);
+    expect(body.destroyed).toBe(true); // by the end of the stream, not the watch
+    expect(body.errored).toBe(null);
+    watch.stop();
+  });
+
   it('leaves a body alone while bytes keep arriving (touch), and once stopped', async () => {
     const body = new PassThrough();
     const watch = watchIdle(body, 80);

@@ -242,3 +242,18 @@ export function transcriptFailure(
       );
   }
 }
+
+/**
+ * The account already has its most requests on these routes (HARK_OPENAI_WAITING_PER_ACCOUNT):
+ * a RateLimitError the clients retry with backoff; one place frees as soon as one is answered.
+ */
+export function tooManyWaiting(perAccount: number): OpenAiError {
+  return new OpenAiError(
+    429,
+    `The account already has ${perAccount} requests waiting on /v1/audio (the most at once); retry when one ` +
+      'is answered, or create transcripts with POST /v1/transcripts and a webhook.',
+    'requests',
+    null,
+    'too_many_waiting_requests',
+  );
+}

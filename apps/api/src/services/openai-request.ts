@@ -38,7 +38,7 @@ export interface OpenAiAudioRequest {
 const one = (v: unknown): unknown => (Array.isArray(v) ? v[v.length - 1] : v);
 
 /**
- * @param fields multer's `req.body` (strings; `a[]` already turned into arrays)
+ * @param fields the form's fields (`readMultipartForm`: strings; `a[]` already turned into arrays)
  * @param models the `model` values served: `whisper-1` and the service's own model name
  */
 export function parseAudioRequest(

@@ -85,6 +85,16 @@ export interface UploadQuota {
   noCreditBytes: number;
 }
 
+/** Options of `createWithBody`. */
+export interface CreateWithBodyOptions {
+  /**
+   * Runs once the body is stored, before the upload's row is created; when it throws, the stored
+   * bytes are removed, nothing is recorded and its error is thrown. The OpenAI route reads and
+   * checks the form fields that follow the file here.
+   */
+  beforeRecord?: (bytes: number) => Promise<void>;
+}
+
 /** The cap that applies to an account with `available` credits (null: no such account). */
 export function uploadCap(quota: UploadQuota, available: Prisma.Decimal | null): number {
   return available !== null && available.greaterThan(0) ? quota.quotaBytes : quota.noCreditBytes;
@@ -165,17 +175,19 @@ export class UploadService {
    * POST: the body (possibly empty) is written under a fresh id before the row exists, so a
    * refused or interrupted body leaves no upload behind. With an `Idempotency-Key` whose create
    * is on record, the body is read, not stored, and the recorded upload answered (or 409 when
-   * the request differs); see `upload-idempotency.ts`.
+   * the request differs); see `upload-idempotency.ts`. `declaredLength`: the most bytes the body
+   * can carry (its Content-Length), reserved against the account's quota while it streams.
    */
   async createWithBody(
     accountId: string,
     input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
+    opts: CreateWithBodyOptions = {},
   ): Promise<UploadView> {
     if (declaredLength !== null && declaredLength > LIMITS.maxUploadRequestBytes) throw requestTooLarge();
     const key = input.idempotencyKey;
-    if (key === undefined) return this.createNew(accountId, input, body, declaredLength);
+    if (key === undefined) return this.createNew(accountId, input, body, declaredLength, opts);
     // Creates under one key run one at a time, on every replica: a retry that overlaps its
     // first try waits for it and answers its upload (the first try's reservation would
     // otherwise count against the retry's quota check, and could refuse it 413).
@@ -194,7 +206,7 @@ export class UploadService {
         ).finally(idle.stop);
         return await this.get(accountId, replayOf(prior, requestHash({ ...input, ...print })));
       }
-      return await this.createNew(accountId, input, body, declaredLength);
+      return await this.createNew(accountId, input, body, declaredLength, opts);
     } finally {
       await keyLock.release();
     }
@@ -222,6 +234,7 @@ export class UploadService {
     input: CreateUploadRequest,
     body: Readable,
     declaredLength: number | null,
+    opts: CreateWithBodyOptions,
   ): Promise<UploadView> {
     const id = newId('up');
     const expected = input.expectedBytes ?? 0;
@@ -237,7 +250,7 @@ export class UploadService {
       const [usage] = await this.db.$queryRaw<Usage[]>`SELECT ${usageColumns(accountId, id)}`;
       const room = this.room(usage!, reservation.othersReservedBytes, 0, expected);
       if (!room.declaredFits || (declaredLength !== null && declaredLength > room.bytes)) throw room.refuse();
-      return await this.writeNew(accountId, id, input, body, room);
+      return await this.writeNew(accountId, id, input, body, room, opts);
     } catch (e) {
       if (!(e instanceof KeyTaken)) throw e;
       taken = e;
@@ -255,6 +268,7 @@ export class UploadService {
     input: CreateUploadRequest,
     body: Readable,
     room: { bytes: number; refuse(): HarkError },
+    opts: CreateWithBodyOptions,
   ): Promise<UploadView> {
     const hash = await this.hashing.start();
     // A keyed create prints its body for the key's record.
@@ -275,6 +289,7 @@ export class UploadService {
           tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
         })
         .finally(idle.stop);
+      await opts.beforeRecord?.(appended.bytes);
       const data = {
         id,
         accountId,
@@ -301,6 +316,11 @@ export class UploadService {
     } finally {
       hash.end();
     }
+  }
+
+  /** How long a body may go without a byte before it is dropped (`watchIdle`), within its lock's TTL. */
+  get bodyIdleMs(): number {
+    return this.lock.idleMs;
   }
 
   /**
