@@ -7,9 +7,15 @@
 #   bash bench/common/smoke.sh              all benches
 #   bash bench/common/smoke.sh api der      some of them
 # Output of each run goes to .hark/bench/smoke-<name>.log; the summary names the failures.
-set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-LOGS="${HARK_HOME:-$ROOT/.hark}/bench"
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+set +e # every bench runs; their results are gathered below
+LOGS="$HARK_HOME/bench"
+# The shared models and audio wherever this clone is (a CI clone in /tmp too), as the test command
+# finds them; bench/der reads its excerpts from HARK_EVAL_DIR.
+HARK_SHARED_DIR="$(shared_dir)"
+export HARK_SHARED_DIR
+export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$HARK_SHARED_DIR/models}"
+export HARK_EVAL_DIR="${HARK_EVAL_DIR:-$HARK_SHARED_DIR/eval/diar}"
 
 # The lines (extended regexes, one per line) each bench's smoke run must print: its figures.
 figures() {
