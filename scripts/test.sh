@@ -32,9 +32,12 @@ pnpm -s exec prettier --check . --log-level warn
 
 bash "$ROOT/scripts/fuzz-api.sh"
 
-# Benches in their smoke mode (smallest input, one round, seconds): they still build and run.
+# Every bench in its smoke mode (bench/common/smoke.sh: the same code path, smallest input, one
+# round): each still builds and runs to its figures. A failure is reported again before jest and
+# fails the run once the other suites have run, as the fault suite's does.
 log "bench smoke runs"
-bash "$ROOT/bench/openai-memory/run.sh" --smoke
+smoke_rc=0
+bash "$ROOT/bench/common/smoke.sh" || smoke_rc=$?
 
 # The fault-injection suite (faults/README.md): real processes, its own Postgres cluster and
 # Redis. HARK_FAULTS=0 skips it. Its result ("faults <passed>/<run>") is reported again just
@@ -55,8 +58,10 @@ start_s3proxy
 trap stop_s3proxy EXIT
 log "$faults_summary"
 [ "$faults_rc" -eq 0 ] || log "the fault-injection suite FAILED (exit $faults_rc); see its table above"
+[ "$smoke_rc" -eq 0 ] || log "bench smoke runs FAILED; see 'bench smoke:' above"
 set +e
 pnpm exec jest --ci --maxWorkers=2 --forceExit "$@"
 jest_rc=$?
 [ "$faults_rc" -eq 0 ] || exit "$faults_rc"
+[ "$smoke_rc" -eq 0 ] || exit "$smoke_rc"
 exit "$jest_rc"

@@ -4,7 +4,8 @@
 # Postgres (database hark_bench) and Redis from scripts/lib.sh, applies migrations, bundles the
 # bench and runs it. Tunables: BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_WARMUP_S (5),
 # BENCH_DURATION_S (4, per round), BENCH_ROUNDS (5), BENCH_ACCOUNTS (1), LOG_LEVEL (info, as in
-# production), HARK_DB_POOL_SIZE, HARK_AUTH_CACHE_MS.
+# production), HARK_DB_POOL_SIZE, HARK_AUTH_CACHE_MS. `--smoke`: one 1 s round after a 1 s warm-up
+# (the test command runs it: the bench still runs to its figures).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 ensure_system_packages
@@ -33,4 +34,4 @@ export BENCH_SERVER_LOG="$HARK_HOME/bench/api-server.log"
 export HARK_TRY_PAGE_DIR="$ROOT/apps/api/public"
 : > "$BENCH_SERVER_LOG"
 log "running (server log: $BENCH_SERVER_LOG)"
-exec node "$BENCH/dist/bench.js"
+exec node "$BENCH/dist/bench.js" "$@"

@@ -1,6 +1,7 @@
 // DER bench. One command prints the full table for both pipelines side by side:
 //
 //   pnpm --filter @hark/bench-der bench                 real meeting excerpts (the development set)
+//   pnpm --filter @hark/bench-der bench -- --smoke      the first excerpt alone (the test command runs it)
 //   pnpm --filter @hark/bench-der bench -- --espeak     generated espeak-ng dialogues (plumbing only)
 //   pnpm --filter @hark/bench-der bench -- --meetings    the excerpts of one meeting joined into one file
 //   pnpm --filter @hark/bench-der bench -- --long 60    one generated N-minute file: RTF, peak RSS, DER
@@ -388,7 +389,8 @@ async function main(): Promise<void> {
     await scoreSet(meetings, `real meeting excerpts joined by meeting (${evalDir})`);
     return;
   }
-  const files = await readEvalSet(evalDir);
+  // `--smoke`: the first excerpt alone, the test command's check that the bench runs to its figures.
+  const files = (await readEvalSet(evalDir)).slice(0, argv.includes('--smoke') ? 1 : undefined);
   const timingAt = argv.indexOf('--word-timing');
   const asked = timingAt >= 0 ? argv[timingAt + 1] : 'dtw';
   if (asked !== 'dtw' && asked !== 'tokens') throw new Error(`--word-timing: dtw or tokens, not ${asked}`);

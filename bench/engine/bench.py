@@ -3,7 +3,7 @@ runs now, and faster-whisper int8, interleaved (round by round, set by set, engi
 the same files. Prints wall, CPU seconds, audio s per CPU s, peak RSS and WER per engine and set,
 and the ratios against faster-whisper. Figures are printed, never asserted.
 
-Environment (run.sh sets the paths and BENCH_QUANT_MODELS): BENCH_QUICK=1 (4 dev files, no 10-minute file),
+Environment (run.sh sets the paths and BENCH_QUANT_MODELS): BENCH_QUICK=1 (4 dev files, no 10-minute file), BENCH_SMOKE=1 (one dev file: run.sh --smoke),
 BENCH_ROUNDS (1), BENCH_SETS (e.g. 60s,dev; default all), BENCH_SKIP (engine@set pairs), BENCH_CANDIDATES (extra whisper-cli configurations by name, see CANDIDATES, or faster-whisper-words: faster-whisper with word timestamps, or faster-whisper-vad: with vad_filter),
 BENCH_THREADS (2).
 """
@@ -213,6 +213,9 @@ def prepare_sets():
 def load_sets():
     quick = ENV.get("BENCH_QUICK") == "1"
     sets = prepare_sets()
+    if ENV.get("BENCH_SMOKE") == "1":
+        # The test command's check that the bench runs: one dev file, every engine once.
+        return {"dev": sets["dev"][:1]}
     if quick:
         sets["dev"] = sets["dev"][:4]
         sets.pop("10min", None)

@@ -5,7 +5,8 @@
 # Postgres (database hark_bench) and Redis from scripts/lib.sh, applies migrations, builds the
 # dispatcher, bundles the bench and runs it. Tunables: BENCH_LATENCY_NOTICES (200),
 # BENCH_WARMUP_NOTICES (20), BENCH_NOTICES (1000), BENCH_RECEIVERS (50),
-# HARK_DISPATCHER_CONCURRENCY (50), LOG_LEVEL (info, as in production).
+# HARK_DISPATCHER_CONCURRENCY (50), LOG_LEVEL (info, as in production). `--smoke`: 5 notices one at
+# a time and 20 at once to 5 receivers (the test command runs it).
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 ensure_system_packages
@@ -21,4 +22,4 @@ BENCH="$ROOT/bench/webhooks"
 log "bundling the bench"
 (cd "$BENCH" && node ../../scripts/bundle.mjs src/bench.ts dist/bench.js)
 log "running"
-exec node "$BENCH/dist/bench.js"
+exec node "$BENCH/dist/bench.js" "$@"

@@ -17,13 +17,16 @@ import { formatReport, type Measured, type Round } from './report';
 import { runWrk } from './load';
 import type { ServerKind, ServerReady } from './server';
 
-const num = (name: string, def: number) => Number(process.env[name] ?? def);
+// `--smoke`: one round of 1 s after a 1 s warm-up, the test command's check that the bench runs.
+const smoke = process.argv.includes('--smoke');
+const num = (name: string, def: number, smokeDef = def) =>
+  Number(process.env[name] ?? (smoke ? smokeDef : def));
 const settings = {
   connections: num('BENCH_CONNECTIONS', 32),
   threads: num('BENCH_THREADS', 2),
-  warmupSeconds: num('BENCH_WARMUP_S', 5),
-  durationSeconds: num('BENCH_DURATION_S', 4),
-  rounds: num('BENCH_ROUNDS', 5),
+  warmupSeconds: num('BENCH_WARMUP_S', 5, 1),
+  durationSeconds: num('BENCH_DURATION_S', 4, 1),
+  rounds: num('BENCH_ROUNDS', 5, 1),
   accounts: num('BENCH_ACCOUNTS', 1),
   logFile: process.env.BENCH_SERVER_LOG ?? path.join(os.tmpdir(), 'hark-bench-api-server.log'),
 };

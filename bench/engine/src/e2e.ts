@@ -8,7 +8,9 @@ import { exit, median, peakRssMb, run, toWav16k, withStack } from '@hark/bench-c
 import { WhisperEngine, dtwPreset, prepareModel } from '@hark/media';
 
 const env = process.env;
-const RUNS = Number(env.BENCH_E2E_RUNS ?? 3);
+// BENCH_SMOKE=1 (run.sh --smoke): the 10 s file once, no warm-up: the bench still runs.
+const SMOKE = env.BENCH_SMOKE === '1';
+const RUNS = Number(env.BENCH_E2E_RUNS ?? (SMOKE ? 1 : 3));
 const THREADS = env.BENCH_THREADS ?? '2';
 const WORK = env.BENCH_WORK!;
 const MODEL_CACHE = path.join(WORK, 'model-cache');
@@ -22,11 +24,10 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const clips = [
-    { name: '60 s clip', src: path.join(env.BENCH_AUDIO_DIR!, 'speech-60s.wav') },
-    { name: '10 s file', src: path.join(WORK, 'speech-10s.wav') },
-  ];
-  await toWav16k(clips[0]!.src, clips[1]!.src, ['-t', '10']);
+  const clip60 = { name: '60 s clip', src: path.join(env.BENCH_AUDIO_DIR!, 'speech-60s.wav') };
+  const clip10 = { name: '10 s file', src: path.join(WORK, 'speech-10s.wav') };
+  await toWav16k(clip60.src, clip10.src, ['-t', '10']);
+  const clips = SMOKE ? [clip10] : [clip60, clip10];
   const wavs = clips.map((c) => path.join(WORK, `e2e-${path.basename(c.src)}`));
   for (const [i, c] of clips.entries()) await toWav16k(c.src, wavs[i]!);
   // The bare engine is what the worker builds from its defaults (WHISPER_QUANTIZE q8_0, DEFAULT_DECODING).
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
       ]);
 
     // One warm-up job, not counted: the first job pays for the worker's lazy imports.
-    await createToDone(uploads[1]!);
+    if (!SMOKE) await createToDone(uploads[1]!);
     const times = clips.map(() => ({ bare: [] as number[], hark: [] as number[], fw: [] as number[] }));
     for (let r = 0; r < RUNS; r++) {
       for (const [i, c] of clips.entries()) {

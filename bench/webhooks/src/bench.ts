@@ -17,12 +17,15 @@ import { completeTranscript } from '@hark/transcripts';
 import { Redis } from 'ioredis';
 import { summarize } from './stats';
 
-const num = (name: string, def: number) => Number(process.env[name] ?? def);
+// `--smoke`: a handful of notices, the test command's check that the bench runs to its figures.
+const smoke = process.argv.includes('--smoke');
+const num = (name: string, def: number, smokeDef = def) =>
+  Number(process.env[name] ?? (smoke ? smokeDef : def));
 const settings = {
-  latencyNotices: num('BENCH_LATENCY_NOTICES', 200),
-  warmupNotices: num('BENCH_WARMUP_NOTICES', 20),
-  throughputNotices: num('BENCH_NOTICES', 1000),
-  receivers: num('BENCH_RECEIVERS', 50),
+  latencyNotices: num('BENCH_LATENCY_NOTICES', 200, 5),
+  warmupNotices: num('BENCH_WARMUP_NOTICES', 20, 1),
+  throughputNotices: num('BENCH_NOTICES', 1000, 20),
+  receivers: num('BENCH_RECEIVERS', 50, 5),
   concurrency: num('HARK_DISPATCHER_CONCURRENCY', 50),
   targetP50Ms: 250,
 };
