@@ -38,8 +38,10 @@ COPY . .
 RUN pnpm --filter @hark/db generate \
  && pnpm turbo run build --filter "@hark/worker..." --output-logs=errors-only
 
-# ---- whisper: whisper-cli from source. GGML_NATIVE=OFF targets any x86-64 CPU with AVX2/FMA
-# (ggml's portable default), not just the build machine's CPU. ----
+# ---- whisper: whisper-cli from source, for any x86-64 CPU, not just the build machine's: ggml's
+# CPU backend is built once per instruction set (WHISPER_CPU_VARIANTS=all: libggml-cpu-haswell.so
+# for AVX2, -skylakex/-icelake/-zen4/... for AVX-512) and whisper-cli loads the best one the host
+# runs when it starts, so AVX-512 hosts get AVX-512 kernels; the worker logs which ('engine CPU'). ----
 FROM base AS whisper
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake g++ make patch python3 ca-certificates \
@@ -47,7 +49,7 @@ RUN apt-get update \
 COPY --from=build /opt/nodejs-whisper /src/packages/media/node_modules/nodejs-whisper
 COPY scripts/build-whisper.sh /src/scripts/build-whisper.sh
 COPY scripts/whisper-patches /src/scripts/whisper-patches
-RUN WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF" bash /src/scripts/build-whisper.sh
+RUN WHISPER_CPU_VARIANTS=all bash /src/scripts/build-whisper.sh
 # The Silero VAD model for WHISPER_VAD=on (885 kB), made from the silero-vad wheel on PyPI and
 # checked against whisper.cpp's published file.
 COPY scripts/vad-model.sh scripts/silero-vad-ggml.py /src/scripts/
@@ -80,12 +82,15 @@ ENV NODE_ENV=production \
     WHISPER_VAD_MODEL=/usr/local/share/hark/ggml-silero-v5.1.2.bin
 WORKDIR /app
 # whisper-quantize makes the worker's quantised model from the mounted one at start (WHISPER_QUANTIZE).
-COPY --from=whisper /src/.hark/whisper/bin/whisper-cli /src/.hark/whisper/bin/whisper-quantize /usr/local/bin/
+# The binaries, their libraries and the CPU variants stay in one folder (they find each other by
+# their own real path); the commands are links to them.
+COPY --from=whisper /src/.hark/whisper/bin/ /usr/local/lib/hark-whisper/
+RUN ln -s /usr/local/lib/hark-whisper/whisper-cli /usr/local/lib/hark-whisper/whisper-quantize /usr/local/bin/
 COPY --from=whisper /src/.hark/models/ggml-silero-v5.1.2.bin /usr/local/share/hark/
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/apps/worker/dist ./apps/worker/dist
 # The storage volume is shared with the api (same path, same uid 1000 = node).
 RUN mkdir -p "$HARK_STORAGE_DIR" /models && chown -R node:node /var/lib/hark \
- && whisper-cli --help >/dev/null 2>&1
+ && whisper-cli --system-info
 USER node
 CMD ["node", "apps/worker/dist/main.js"]

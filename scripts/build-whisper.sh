@@ -4,14 +4,22 @@
 #
 # Output: <repo>/.hark/whisper/bin/whisper-cli and whisper-quantize (which makes the quantised
 # model the worker runs, scripts/quantize-model.sh); build tree in <repo>/.hark/whisper/build.
+# With WHISPER_CPU_VARIANTS=all, bin/ also holds the shared libraries they load (below).
 # The patches in scripts/whisper-patches/ are applied to a copy of that source (<repo>/.hark/whisper/src;
 # the package's own files are never changed). Idempotent: a stamp file records the source version and cmake flags; when the binary exists
 # and the stamp matches, it exits at once.
 #
 # Environment:
 #   GGML_CUDA=1            build with CUDA (-DGGML_CUDA=ON), for the CUDA worker image.
-#   WHISPER_CMAKE_FLAGS    extra cmake flags, e.g. "-DGGML_NATIVE=OFF" for a portable binary
-#                          (the default build targets the CPU it is built on).
+#   WHISPER_CMAKE_FLAGS    extra cmake flags, e.g. "-DGGML_NATIVE=OFF" for the AVX2 kernels on any
+#                          x86-64 CPU with AVX2 (the default build targets the CPU it is built on).
+#   WHISPER_CPU_VARIANTS=all  one build for every x86-64 CPU that picks its kernels when it starts
+#                          (the worker image's): ggml's CPU backend is built once per instruction set
+#                          (GGML_BACKEND_DL, GGML_CPU_ALL_VARIANTS: libggml-cpu-haswell.so for AVX2,
+#                          -skylakex, -icelake, -zen4, ... for AVX-512) and whisper-cli loads the best
+#                          one the CPU runs ("load_backend: loaded CPU backend from ..." on stderr).
+#                          Everything lands in bin/, which the binaries find by their own path
+#                          (rpath $ORIGIN; ggml looks for the variants beside the executable).
 #   WHISPER_BUILD_JOBS     parallel jobs (default: nproc).
 #   WHISPER_OUT_DIR        where to build (default <repo>/.hark/whisper).
 #   WHISPER_PATCHES=0      build the package's source as it is (bench/engine compares with it).
@@ -42,7 +50,17 @@ PATCH_SUM="$(cat "${PATCHES[@]}" /dev/null | sha1sum | cut -c1-12)"
 PKG_VERSION="$(node -p "require(process.argv[1]).version" "$PKG_DIR/package.json")"
 CPP_VERSION="$(sed -n 's/^project("whisper.cpp" VERSION \([0-9.]*\)).*/\1/p' "$PKG_SRC/CMakeLists.txt")"
 
-CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DWHISPER_BUILD_TESTS=OFF)
+CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DWHISPER_BUILD_TESTS=OFF)
+if [[ "${WHISPER_CPU_VARIANTS:-}" == "all" ]]; then
+  # '$ORIGIN' is for the linker, not the shell.
+  # shellcheck disable=SC2016
+  CMAKE_FLAGS+=(-DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON
+    -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN')
+elif [[ -n "${WHISPER_CPU_VARIANTS:-}" ]]; then
+  fail "WHISPER_CPU_VARIANTS must be 'all' or unset, got '$WHISPER_CPU_VARIANTS'"
+else
+  CMAKE_FLAGS+=(-DBUILD_SHARED_LIBS=OFF)
+fi
 if [[ "${GGML_CUDA:-0}" == "1" ]]; then CMAKE_FLAGS+=(-DGGML_CUDA=ON); fi
 # Word splitting of the extra flags is intended.
 # shellcheck disable=SC2206
@@ -92,6 +110,11 @@ cmake -S "$SRC" -B "$BUILD" "${CMAKE_FLAGS[@]}"
 printf '%s' "$STAMP_TEXT" > "$TREE_STAMP"
 cmake --build "$BUILD" --config Release --target "${TARGETS[@]}" -j"${WHISPER_BUILD_JOBS:-$(nproc)}"
 
+# The shared libraries first (a runtime-dispatch build), so a binary is never there without them.
+while IFS= read -r lib; do
+  cp -P "$lib" "$OUT/bin/$(basename "$lib").tmp"
+  mv -f "$OUT/bin/$(basename "$lib").tmp" "$OUT/bin/$(basename "$lib")"
+done < <(find "$BUILD" -name '*.so*' \( -type f -o -type l \) -not -path '*/CMakeFiles/*')
 for target in "${TARGETS[@]}"; do
   [[ -x "$BUILD/bin/$target" ]] || fail "build finished but $BUILD/bin/$target is missing"
   # Copy then rename so a reader never sees a half-written binary.

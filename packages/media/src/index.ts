@@ -80,5 +80,15 @@ export {
   type PreparedModel,
   type QuantizeType,
 } from './quantize';
+export {
+  ENGINE_ISAS,
+  hostCpu,
+  isaOf,
+  parseSystemInfo,
+  probeEngineCpu,
+  type EngineCpu,
+  type EngineIsa,
+  type ProbeEngineCpuOptions,
+} from './engine-cpu';
 export { padShortWav, MIN_ENGINE_SAMPLES } from './short-audio';
 export { pcmWav, wavLayout, type WavLayout } from './wav';

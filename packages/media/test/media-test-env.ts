@@ -33,6 +33,31 @@ export function ensureWhisperBuilt(): string {
   return testEnv.whisperBin;
 }
 
+/**
+ * The worker image's engine build on this host: whisper-cli with every x86-64 CPU variant of
+ * ggml's backend, choosing one when it starts (scripts/build-whisper.sh with
+ * WHISPER_CPU_VARIANTS=all, as docker/worker.Dockerfile builds it), in
+ * `.hark/whisper-portable/bin` (HARK_WHISPER_PORTABLE_DIR overrides). Built here, by the first
+ * test that needs it, when missing or out of date (one CPU backend per variant: about twice the
+ * native build's time); the script returns at once when it is up to date.
+ */
+export function ensurePortableWhisperBuilt(): string {
+  const out = process.env['HARK_WHISPER_PORTABLE_DIR'] ?? join(repo, '.hark/whisper-portable');
+  const bin = join(out, 'bin/whisper-cli');
+  const build = spawnSync('bash', [join(repo, 'scripts/build-whisper.sh')], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, WHISPER_CPU_VARIANTS: 'all', WHISPER_OUT_DIR: out },
+  });
+  if (build.status !== 0 || !existsSync(bin))
+    throw new Error(
+      `scripts/build-whisper.sh (WHISPER_CPU_VARIANTS=all) failed:\n${build.stdout}${build.stderr}`.slice(
+        -8000,
+      ),
+    );
+  return bin;
+}
+
 /** whisper.cpp's VAD model: made with the repo script when missing (a download from PyPI, once). */
 export function ensureVadModel(): string {
   if (existsSync(testEngine.vadModel)) return testEngine.vadModel;
