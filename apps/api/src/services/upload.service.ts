@@ -296,7 +296,7 @@ export class UploadService {
             return hash.update(c);
           },
           tooLarge: room.bytes < LIMITS.maxUploadRequestBytes ? room.refuse : requestTooLarge,
-          ...(signal ? { signal } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
         })
         .finally(idle.stop);
       await opts.beforeRecord?.(appended.bytes);
