@@ -12,6 +12,10 @@
 #                     end: the test command's check that the bench still runs to its figures.
 #                     "today" (beam 5 on f16: 87 s for 10 s of audio at load 24) is skipped, so
 #                     neither the second, unpatched whisper.cpp build nor q5_1 is made
+#   BENCH_ISA=avx2    measure the AVX2 path on any host (most rented x86 CPUs have no AVX-512):
+#                     whisper-cli built without AVX-512 (GGML_NATIVE=OFF, the AVX-512 options off,
+#                     in .hark/whisper-avx2) and CTranslate2 held to AVX2 (CT2_FORCE_CPU_ISA=AVX2).
+#                     Default (native): both engines use what this host has.
 set -euo pipefail
 SMOKE=0
 [[ " $* " == *" --smoke "* ]] && SMOKE=1
@@ -24,13 +28,23 @@ VENV="$HOME_DIR/bench-venv"
 FW_MODEL="$HOME_DIR/models/faster-whisper-base"
 log() { echo "bench/engine: $*" >&2; }
 
-bash "$ROOT/scripts/build-whisper.sh" >&2
-export WHISPER_BIN="$HOME_DIR/whisper/bin/whisper-cli"
+case "${BENCH_ISA:-native}" in
+  native) HARK_BUILD="$HOME_DIR/whisper" ;;
+  avx2)
+    HARK_BUILD="$HOME_DIR/whisper-avx2"
+    export CT2_FORCE_CPU_ISA=AVX2
+    export WHISPER_CMAKE_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF"
+    ;;
+  *) log "BENCH_ISA must be native or avx2, got '$BENCH_ISA'"; exit 1 ;;
+esac
+WHISPER_OUT_DIR="$HARK_BUILD" bash "$ROOT/scripts/build-whisper.sh" >&2
+export WHISPER_BIN="$HARK_BUILD/bin/whisper-cli"
 # Today's configuration runs the package's whisper.cpp as it was, without scripts/whisper-patches
 # (a second build of whisper.cpp: --smoke skips it with "today").
+UPSTREAM_DIR="$HOME_DIR/whisper-upstream${BENCH_ISA:+-$BENCH_ISA}"
 if [[ "$SMOKE" == 0 ]]; then
-  WHISPER_PATCHES=0 WHISPER_OUT_DIR="$HOME_DIR/whisper-upstream" bash "$ROOT/scripts/build-whisper.sh" >&2
-  export BENCH_UPSTREAM_BIN="$HOME_DIR/whisper-upstream/bin/whisper-cli"
+  WHISPER_PATCHES=0 WHISPER_OUT_DIR="$UPSTREAM_DIR" bash "$ROOT/scripts/build-whisper.sh" >&2
+  export BENCH_UPSTREAM_BIN="$UPSTREAM_DIR/bin/whisper-cli"
 fi
 export HARK_MODELS_DIR="${HARK_MODELS_DIR:-$SHARED/models}"
 BASE="$(ls "$HARK_MODELS_DIR"/ggml-*.bin 2>/dev/null | head -n 1 || true)"
@@ -72,9 +86,11 @@ export BENCH_VAD_MODEL="$HOME_DIR/models/ggml-silero-v5.1.2.bin"
 mkdir -p "$BENCH_WORK"
 
 echo "machine: $(nproc) CPUs, $(uname -srm); $(date -u '+%Y-%m-%d %H:%M UTC'); uptime:$(uptime | sed 's/.*load/ load/')"
+echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1); flags: $(grep -m1 '^flags' /proc/cpuinfo | grep -oE '\b(avx|avx2|fma|f16c|avx_vnni|avx512[a-z_0-9]*|amx[a-z_0-9]*)\b' | sort -u | tr '\n' ' ')"
+echo "isa: ${BENCH_ISA:-native} (whisper-cli kernels: $("$WHISPER_BIN" --system-info 2>/dev/null | sed -n 's/^system_info: //p' | grep -oE 'AVX[A-Z0-9_]* = 1' | cut -d' ' -f1 | tr '\n' ' ')${CT2_FORCE_CPU_ISA:+; CT2_FORCE_CPU_ISA=$CT2_FORCE_CPU_ISA})"
 upstream="skipped (--smoke)"
-[[ "$SMOKE" == 0 ]] && upstream="$(cut -d' ' -f1-2 "$HOME_DIR/whisper-upstream/bin/whisper-cli.stamp") unpatched"
-echo "whisper-cli: $(cut -d' ' -f1-5 "$HOME_DIR/whisper/bin/whisper-cli.stamp"); today's: $upstream; faster-whisper $("$VENV/bin/python" -c 'import faster_whisper, ctranslate2; print(faster_whisper.__version__, "/ ctranslate2", ctranslate2.__version__)')"
+[[ "$SMOKE" == 0 ]] && upstream="$(cut -d' ' -f1-2 "$UPSTREAM_DIR/bin/whisper-cli.stamp") unpatched"
+echo "whisper-cli: $(cut -d' ' -f1-5 "$WHISPER_BIN.stamp"); today's: $upstream; faster-whisper $("$VENV/bin/python" -c 'import faster_whisper, ctranslate2; print(faster_whisper.__version__, "/ ctranslate2", ctranslate2.__version__)')"
 "$VENV/bin/python" "$ROOT/bench/engine/bench.py"
 
 if [[ "${BENCH_E2E:-1}" != 0 ]]; then

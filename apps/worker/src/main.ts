@@ -12,7 +12,7 @@ import {
   waitForRedis,
   workerConnection,
 } from '@hark/queue';
-import { checkWhisperModel, dtwPreset, findOnPath, prepareModel } from '@hark/media';
+import { checkWhisperModel, dtwPreset, findOnPath, prepareModel, probeEngineCpu } from '@hark/media';
 import { describeStorage } from '@hark/storage';
 import type { Logger } from 'pino';
 import { type WorkerConfig, loadWorkerConfig } from './config';
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const ready = exitOnSignalsUntilReady(logger, 'worker');
   await checkEngine(config);
+  await logEngineCpu(config, logger);
   await checkVadModel(config);
   const db = createDb({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const redis = workerConnection(config.redisUrl);
@@ -91,6 +92,19 @@ async function checkEngine(config: WorkerConfig): Promise<void> {
         : `WHISPER_MODEL ${modelPath} is not a ggml whisper model (whisper.cpp's ggml-*.bin)`,
     );
   });
+}
+
+/**
+ * The CPU kernels whisper-cli runs here: the variant a runtime-dispatch build (the worker image's,
+ * scripts/build-whisper.sh WHISPER_CPU_VARIANTS=all) loads on this host, or a fixed build's own
+ * instruction sets; an operator reads from it whether this host gets the AVX-512 kernels. Never fatal.
+ */
+async function logEngineCpu(config: WorkerConfig, logger: Logger): Promise<void> {
+  const cpu = await probeEngineCpu(config.whisper.binaryPath);
+  logger.info(
+    { isa: cpu.isa, variant: cpu.variant, features: cpu.features.join(' '), source: cpu.source },
+    'engine CPU',
+  );
 }
 
 /** WHISPER_VAD=on without its model would fail every job: the worker does not start. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startApp } from '@hark/testing';
@@ -19,6 +19,26 @@ it('WHISPER_VAD=on with no readable VAD model: exit 1 before any job, naming the
     /WHISPER_VAD is on but its model \/nonexistent\/ggml-silero-v5\.1\.2\.bin cannot be read/,
   );
   expect(w.logs.some((l) => l.msg === 'worker ready')).toBe(false);
+});
+
+it('logs the CPU kernels its whisper-cli runs here, asked of the binary itself', async () => {
+  // The VAD check comes after the engine's, so this start stops there, with the line written.
+  const w = startApp('worker', {
+    WHISPER_VAD: 'on',
+    WHISPER_VAD_MODEL: '/nonexistent/ggml-silero-v5.1.2.bin',
+    HARK_METRICS_PORT: '0',
+  });
+  expect(await w.exited).toBe(1);
+  const line = w.logs.find((l) => l.msg === 'engine CPU');
+  // The test build is native (scripts/build-whisper.sh): the host's own instruction sets, no variant.
+  const hostAvx512 = /^flags\s*:.*\bavx512f\b/m.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  expect(line).toMatchObject({
+    level: 30, // info
+    source: 'engine',
+    variant: null,
+    isa: hostAvx512 ? 'avx512' : 'avx2',
+  });
+  expect(String(line!.features).split(' ')).toContain('AVX2');
 });
 
 describe('an engine that cannot run: exit 1 before any job, naming the variable and the file', () => {
