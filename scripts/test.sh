@@ -11,6 +11,12 @@ export HARK_EVAL_DIR="${HARK_EVAL_DIR:-$HARK_SHARED_DIR/eval/diar}"
 
 prepare_stack hark_test
 ensure_whisper
+# The worker image's engine (every x86-64 CPU variant, chosen at start), which
+# packages/media/test/whisper-portable.test.ts runs: built here, once, rather than inside a test's
+# time limit (about twice the native build's time; returns at once when up to date).
+log "whisper.cpp, the portable build (WHISPER_CPU_VARIANTS=all)"
+export HARK_WHISPER_PORTABLE_DIR="${HARK_WHISPER_PORTABLE_DIR:-$HARK_HOME/whisper-portable}"
+WHISPER_CPU_VARIANTS=all WHISPER_OUT_DIR="$HARK_WHISPER_PORTABLE_DIR" bash "$ROOT/scripts/build-whisper.sh"
 ensure_test_tools
 
 # The compose files as Docker Compose reads them, with no variables set (every profile, and the
