@@ -71,18 +71,21 @@ export function postFresh(
           'content-length': Buffer.byteLength(data),
         },
       },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parse(text) }));
-        res.on('error', (e: NodeJS.ErrnoException) =>
-          resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }),
-        );
-      },
+      (res) => readRes(res, resolve),
     );
     r.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: e.code ?? e.message }));
     r.end(data);
   });
+}
+
+/** Reads a response to its end into a `Res`; a response cut off resolves with `err`, never throws. */
+function readRes(res: http.IncomingMessage, resolve: (r: Res) => void): void {
+  let text = '';
+  res.on('data', (c: Buffer) => (text += c.toString()));
+  res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parse(text) }));
+  res.on('error', (e: NodeJS.ErrnoException) =>
+    resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }),
+  );
 }
 
 /**
@@ -108,14 +111,7 @@ export function sendBytes(
         agent: false,
         headers: { ...acct.auth, 'content-type': 'application/octet-stream', 'content-length': bytes.length },
       },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parse(text) }));
-        res.on('error', (e: NodeJS.ErrnoException) =>
-          resolve({ status: 0, body: {}, err: `response ${e.code ?? e.message}` }),
-        );
-      },
+      (res) => readRes(res, resolve),
     );
     r.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: {}, err: e.code ?? e.message }));
     if (!midway) return void r.end(bytes);
